@@ -1,0 +1,26 @@
+import os
+
+from snakemake.utils import min_version, validate
+
+
+min_version("9.0")
+
+
+configfile: os.path.join(workflow.basedir, "config", "config.yaml")
+
+
+validate(config, "config/schema.yaml")
+
+
+include: "rules/common.smk"
+include: "rules/ingest.smk"
+include: "rules/tokenizer.smk"
+include: "rules/tokenize.smk"
+include: "rules/dataset.smk"
+include: "rules/hub.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        final_targets(),

@@ -1,0 +1,87 @@
+import json
+import sys
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+
+SCRIPTS = Path(workflow.basedir) / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+from errors import DataError
+from shards import plan_source, shard_name
+
+
+wildcard_constraints:
+    source=r"[A-Za-z0-9][A-Za-z0-9_-]*",
+    shard=r"shard-\d{5}",
+
+
+def check_config():
+    names = [source["name"] for source in config["sources"]]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise WorkflowError(f"config sources: name {repeated[0]!r} is used twice")
+    if config["data"]["block_size"] > config["tokenizer"]["model_max_length"]:
+        raise WorkflowError(
+            f"config data.block_size ({config['data']['block_size']}) is larger than "
+            f"tokenizer.model_max_length ({config['tokenizer']['model_max_length']})"
+        )
+    for key in ("tokenizer_repo", "dataset_repo"):
+        if config["hub"]["push"] and not config["hub"][key]:
+            raise WorkflowError(f"config hub.push is true but hub.{key} is not set")
+
+
+def plan_shards():
+    """{source name: {shard name: input files}}, in corpus order, from config and the files found now."""
+    try:
+        return {
+            source["name"]: {
+                shard_name(index): files
+                for index, files in enumerate(plan_source(source))
+            }
+            for source in config["sources"]
+        }
+    except DataError as error:
+        raise WorkflowError(str(error))
+
+
+check_config()
+SOURCES = {source["name"]: source for source in config["sources"]}
+SHARDS = plan_shards()
+
+
+def corpus_shards(pattern):
+    """`pattern` filled in for every shard of the corpus, in corpus order."""
+    return [
+        pattern.format(source=source, shard=shard)
+        for source, shards in SHARDS.items()
+        for shard in shards
+    ]
+
+
+def shard_files(wildcards):
+    return SHARDS[wildcards.source][wildcards.shard]
+
+
+def source_json(wildcards):
+    return json.dumps(SOURCES[wildcards.source], sort_keys=True)
+
+
+def shard_index(wildcards):
+    return int(wildcards.shard.removeprefix("shard-"))
+
+
+def config_json(section):
+    """A params function giving `config[section]` as JSON (a function, so its braces are not wildcards)."""
+
+    def as_json(wildcards):
+        return json.dumps(config[section], sort_keys=True)
+
+    return as_json
+
+
+def final_targets():
+    targets = ["results/dataset/manifest.json"]
+    if config["hub"]["push"]:
+        targets.append("results/hub/pushed.json")
+    return targets

@@ -1,0 +1,34 @@
+rule tokenize_shard:
+    input:
+        shard="results/raw/{source}/{shard}.arrow",
+        tokenizer="results/tokenizer",
+        duplicates="results/dedup/duplicates.arrow",
+    output:
+        "results/tokens/{source}/{shard}.arrow",
+    log:
+        "logs/tokenize_shard/{source}/{shard}.log",
+    benchmark:
+        "benchmarks/tokenize_shard/{source}/{shard}.tsv"
+    conda:
+        "../envs/data.yaml"
+    shell:
+        "RAYON_NUM_THREADS={threads} python {SCRIPTS}/tokenize_shard.py --tokenizer {input.tokenizer}"
+        " --duplicates {input.duplicates} --out {output} {input.shard} > {log} 2>&1"
+
+
+rule pack_shard:
+    input:
+        "results/tokens/{source}/{shard}.arrow",
+    output:
+        "results/blocks/{source}/{shard}.arrow",
+    params:
+        block_size=config["data"]["block_size"],
+    log:
+        "logs/pack_shard/{source}/{shard}.log",
+    benchmark:
+        "benchmarks/pack_shard/{source}/{shard}.tsv"
+    conda:
+        "../envs/data.yaml"
+    shell:
+        "python {SCRIPTS}/pack_blocks.py --block-size {params.block_size}"
+        " --out {output} {input} > {log} 2>&1"

@@ -1,0 +1,60 @@
+"""Tokenize every document of one text shard whole; store the ids as a flat uint16 stream with offsets."""
+
+import argparse
+import json
+from pathlib import Path
+
+import pyarrow as pa
+from tokenizers import Tokenizer
+
+from atomic import atomic_path
+from corpus import shard_texts
+from dedup import duplicate_rows, shard_key
+from errors import DataError, run_cli
+
+MAX_UINT16_VOCAB = 65535
+
+
+def token_schema(vocab_size: int) -> pa.Schema:
+    """`input_ids: list<uint16>`: Arrow keeps it as one flat uint16 buffer plus int32 document offsets."""
+    return pa.schema([("input_ids", pa.list_(pa.uint16()))], metadata={"vocab_size": str(vocab_size)})
+
+
+def load_tokenizer(tokenizer_dir: str) -> Tokenizer:
+    tokenizer = Tokenizer.from_file(str(Path(tokenizer_dir) / "tokenizer.json"))
+    if tokenizer.get_vocab_size() > MAX_UINT16_VOCAB:
+        raise DataError(
+            f"{tokenizer_dir}: vocabulary of {tokenizer.get_vocab_size()} tokens does not fit uint16 blocks "
+            f"(at most {MAX_UINT16_VOCAB}); lower tokenizer.vocab_size"
+        )
+    return tokenizer
+
+
+def tokenize_shard(raw_shard: str, tokenizer_dir: str, duplicates: str, out: str) -> dict:
+    """Write `tokenizer(text)["input_ids"]` of each kept document of `raw_shard`, in order, to `out`."""
+    tokenizer = load_tokenizer(tokenizer_dir)
+    schema = token_schema(tokenizer.get_vocab_size())
+    skip = duplicate_rows(duplicates).get(shard_key(raw_shard))
+    docs = tokens = 0
+    with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, schema) as writer:
+        for texts in shard_texts(raw_shard, skip):
+            encodings = tokenizer.encode_batch_fast(texts.to_pylist())
+            ids = pa.array([encoding.ids for encoding in encodings], type=schema.field("input_ids").type)
+            writer.write_batch(pa.record_batch([ids], schema=schema))
+            docs += len(ids)
+            tokens += len(ids.values)
+    return {"docs": docs, "tokens": tokens}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tokenizer", required=True)
+    parser.add_argument("--duplicates", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("raw_shard")
+    args = parser.parse_args()
+    print(json.dumps(tokenize_shard(args.raw_shard, args.tokenizer, args.duplicates, args.out)))
+
+
+if __name__ == "__main__":
+    run_cli(main)
