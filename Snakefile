@@ -2,7 +2,6 @@ import os
 
 from snakemake.utils import min_version, validate
 
-
 min_version("9.0")
 
 

@@ -1,4 +1,5 @@
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -35,10 +36,7 @@ def plan_shards():
     """{source name: {shard name: input files}}, in corpus order, from config and the files found now."""
     try:
         return {
-            source["name"]: {
-                shard_name(index): files
-                for index, files in enumerate(plan_source(source))
-            }
+            source["name"]: {shard_name(index): files for index, files in enumerate(plan_source(source))}
             for source in config["sources"]
         }
     except DataError as error:
@@ -52,11 +50,12 @@ SHARDS = plan_shards()
 
 def corpus_shards(pattern):
     """`pattern` filled in for every shard of the corpus, in corpus order."""
-    return [
-        pattern.format(source=source, shard=shard)
-        for source, shards in SHARDS.items()
-        for shard in shards
-    ]
+    return [pattern.format(source=source, shard=shard) for source, shards in SHARDS.items() for shard in shards]
+
+
+def script(name):
+    """The path of scripts/`name`, relative to the working directory (a params value that survives a move)."""
+    return os.path.relpath(SCRIPTS / name)
 
 
 def shard_files(wildcards):

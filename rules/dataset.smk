@@ -7,12 +7,13 @@ rule build_manifest:
         duplicates="results/dedup/duplicates.arrow",
     output:
         "results/dataset/manifest.json",
-    params:
-        data=config_json("data"),
     log:
         "logs/build_manifest.log",
     conda:
         "../envs/data.yaml"
+    params:
+        script=script("build_manifest.py"),
+        data=config_json("data"),
     shell:
-        "python {SCRIPTS}/build_manifest.py --data {params.data:q} --duplicates {input.duplicates}"
+        "python {params.script} --data {params.data:q} --duplicates {input.duplicates}"
         " --tokens {input.tokens:q} --raw {input.raw:q} --blocks {input.blocks:q} --out {output} 2> {log}"

@@ -5,13 +5,14 @@ rule push_to_hub:
         blocks=corpus_shards("results/blocks/{source}/{shard}.arrow"),
     output:
         "results/hub/pushed.json",
-    params:
-        settings=config_json("hub"),
-    localrule: True
     log:
         "logs/push_to_hub.log",
+    localrule: True
     conda:
         "../envs/data.yaml"
+    params:
+        script=script("push_to_hub.py"),
+        settings=config_json("hub"),
     shell:
-        "python {SCRIPTS}/push_to_hub.py --settings {params.settings:q} --tokenizer {input.tokenizer}"
+        "python {params.script} --settings {params.settings:q} --tokenizer {input.tokenizer}"
         " --results results --out {output} 2> {log}"

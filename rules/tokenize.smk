@@ -11,8 +11,10 @@ rule tokenize_shard:
         "benchmarks/tokenize_shard/{source}/{shard}.tsv"
     conda:
         "../envs/data.yaml"
+    params:
+        script=script("tokenize_shard.py"),
     shell:
-        "RAYON_NUM_THREADS={threads} python {SCRIPTS}/tokenize_shard.py --tokenizer {input.tokenizer}"
+        "RAYON_NUM_THREADS={threads} python {params.script} --tokenizer {input.tokenizer}"
         " --duplicates {input.duplicates} --out {output} {input.shard} > {log} 2>&1"
 
 
@@ -21,14 +23,14 @@ rule pack_shard:
         "results/tokens/{source}/{shard}.arrow",
     output:
         "results/blocks/{source}/{shard}.arrow",
-    params:
-        block_size=config["data"]["block_size"],
     log:
         "logs/pack_shard/{source}/{shard}.log",
     benchmark:
         "benchmarks/pack_shard/{source}/{shard}.tsv"
     conda:
         "../envs/data.yaml"
+    params:
+        script=script("pack_blocks.py"),
+        block_size=config["data"]["block_size"],
     shell:
-        "python {SCRIPTS}/pack_blocks.py --block-size {params.block_size}"
-        " --out {output} {input} > {log} 2>&1"
+        "python {params.script} --block-size {params.block_size}" " --out {output} {input} > {log} 2>&1"

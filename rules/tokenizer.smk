@@ -5,15 +5,16 @@ rule train_tokenizer:
         duplicates="results/dedup/duplicates.arrow",
     output:
         directory("results/tokenizer"),
-    params:
-        settings=config_json("tokenizer"),
-    threads: 8
     log:
         "logs/train_tokenizer.log",
     benchmark:
         "benchmarks/train_tokenizer.tsv"
     conda:
         "../envs/data.yaml"
+    threads: 8
+    params:
+        script=script("train_tokenizer.py"),
+        settings=config_json("tokenizer"),
     shell:
-        "RAYON_NUM_THREADS={threads} python {SCRIPTS}/train_tokenizer.py --settings {params.settings:q}"
+        "RAYON_NUM_THREADS={threads} python {params.script} --settings {params.settings:q}"
         " --duplicates {input.duplicates} --out {output} {input.shards:q} 2> {log}"

@@ -58,4 +58,4 @@ def plan_source(source: dict) -> list[list[str]]:
     """One entry per shard: its input files (a `hub` source has `shards` entries without files)."""
     if source["type"] == "hub":
         return [[] for _ in range(source["shards"])]
-    return group_files(source_files(source), source["shard_mb"] * 1_000_000)
+    return group_files(source_files(source), int(source["shard_mb"] * 1_000_000))
