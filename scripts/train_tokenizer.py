@@ -2,6 +2,7 @@
 
 import argparse
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
@@ -12,43 +13,85 @@ from corpus import sample_texts, shard_texts
 from dedup import duplicate_rows, shard_key
 from errors import DataError, run_cli
 
-SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+SPECIAL_ROLES = ("pad_token", "unk_token", "cls_token", "sep_token", "mask_token")
+BERT_SPECIALS = {
+    "pad_token": "[PAD]",
+    "unk_token": "[UNK]",
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "mask_token": "[MASK]",
+}
+Sample = Callable[[], Iterator[list[str]]]
 
 
-def wordpiece(lowercase: bool) -> Tokenizer:
+def bert_style(settings: dict) -> dict:
+    """Normaliser options and special tokens: from config, or taken over from the `base` tokenizer."""
+    if not settings.get("base"):
+        return {
+            "do_lower_case": settings["lowercase"],
+            "strip_accents": None,
+            "tokenize_chinese_chars": True,
+            **BERT_SPECIALS,
+        }
+    base = AutoTokenizer.from_pretrained(settings["base"])
+    if not isinstance(base, BertTokenizerFast):
+        raise DataError(
+            f"tokenizer.base {settings['base']!r} is a {type(base).__name__}, not a BERT WordPiece tokenizer"
+        )
+    return {
+        "do_lower_case": base.do_lower_case,
+        "strip_accents": base.strip_accents,
+        "tokenize_chinese_chars": base.tokenize_chinese_chars,
+        **{role: str(getattr(base, role)) for role in SPECIAL_ROLES},
+    }
+
+
+def wordpiece(style: dict) -> Tokenizer:
     """An untrained BERT WordPiece pipeline: BERT normaliser and pre-tokenizer, `##` continuations."""
-    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer = Tokenizer(models.WordPiece(unk_token=style["unk_token"]))
     tokenizer.normalizer = normalizers.BertNormalizer(
-        clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=lowercase
+        clean_text=True,
+        handle_chinese_chars=style["tokenize_chinese_chars"],
+        strip_accents=style["strip_accents"],
+        lowercase=style["do_lower_case"],
     )
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tokenizer.decoder = decoders.WordPiece(prefix="##")
     return tokenizer
 
 
-def add_bert_template(tokenizer: Tokenizer) -> None:
-    cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
-    tokenizer.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+def train(style: dict, sample: Sample, vocab_size: int, min_frequency: int, pinned: list[str]) -> Tokenizer:
+    specials = [style[role] for role in SPECIAL_ROLES]
+    tokenizer = wordpiece(style)
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=specials + pinned,
+        continuing_subword_prefix="##",
+        show_progress=False,
     )
+    tokenizer.train_from_iterator(sample(), trainer)
+    return tokenizer
 
 
-def canonicalise_vocab(tokenizer_json: Path) -> None:
-    """Renumber the learned vocabulary in sorted order, keeping the special tokens' ids.
+def train_deterministic(style: dict, sample: Sample, vocab_size: int, min_frequency: int) -> Tokenizer:
+    """Train twice: first to find the initial symbols, then with their ids pinned in sorted order.
 
-    The trainer numbers tokens in an order that varies between runs (hash-map order); the vocabulary
-    itself does not. Sorting makes the saved tokenizer byte-identical for identical input and config.
+    The trainer numbers initial symbols in hash-map order, and ties between equally frequent merges
+    are broken by those numbers, so an unpinned run can learn a different vocabulary each time.
     """
-    spec = json.loads(tokenizer_json.read_text(encoding="utf-8"))
-    vocab = spec["model"]["vocab"]
-    special = {token["content"] for token in spec["added_tokens"]}
-    learned = sorted(token for token in vocab if token not in special)
-    free_ids = sorted(index for token, index in vocab.items() if token not in special)
-    vocab.update(zip(learned, free_ids, strict=True))
-    spec["model"]["vocab"] = dict(sorted(vocab.items(), key=lambda item: item[1]))
-    tokenizer_json.write_text(json.dumps(spec, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    specials = [style[role] for role in SPECIAL_ROLES]
+    alphabet = sorted(set(train(style, sample, 1, 1, []).get_vocab()) - set(specials))
+    tokenizer = train(style, sample, vocab_size, min_frequency, alphabet)
+    spec = json.loads(tokenizer.to_str())
+    spec["added_tokens"] = [token for token in spec["added_tokens"] if token["content"] in specials]
+    tokenizer = Tokenizer.from_str(json.dumps(spec))
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single=f"{style['cls_token']} $A {style['sep_token']}",
+        pair=f"{style['cls_token']} $A {style['sep_token']} $B:1 {style['sep_token']}:1",
+        special_tokens=[(style[role], tokenizer.token_to_id(style[role])) for role in ("cls_token", "sep_token")],
+    )
+    return tokenizer
 
 
 def sample_fraction(raw_shards: list[str], sample_chars: int) -> float:
@@ -59,36 +102,26 @@ def sample_fraction(raw_shards: list[str], sample_chars: int) -> float:
     return min(1.0, sample_chars / chars)
 
 
-def corpus_sample(raw_shards: list[str], duplicates: str, sample_chars: int):
+def corpus_sample(raw_shards: list[str], duplicates: str, sample_chars: int) -> Sample:
+    """A function that yields the same sample of deduplicated documents each time it is called."""
     skip = duplicate_rows(duplicates)
-    batches = (texts for raw in raw_shards for texts in shard_texts(raw, skip.get(shard_key(raw))))
-    return sample_texts(batches, sample_fraction(raw_shards, sample_chars))
+    fraction = sample_fraction(raw_shards, sample_chars)
+
+    def sample() -> Iterator[list[str]]:
+        batches = (texts for raw in raw_shards for texts in shard_texts(raw, skip.get(shard_key(raw))))
+        return sample_texts(batches, fraction)
+
+    return sample
 
 
 def train_tokenizer(raw_shards: list[str], duplicates: str, settings: dict, out: str) -> BertTokenizerFast:
     """Train on the sample and save with save_pretrained into `out` (written atomically)."""
+    style = bert_style(settings)
     sample = corpus_sample(raw_shards, duplicates, settings["sample_chars"])
-    if settings.get("base"):
-        base = AutoTokenizer.from_pretrained(settings["base"])
-        tokenizer = base.train_new_from_iterator(
-            sample, vocab_size=settings["vocab_size"], min_frequency=settings["min_frequency"]
-        )
-    else:
-        backend = wordpiece(settings["lowercase"])
-        trainer = trainers.WordPieceTrainer(
-            vocab_size=settings["vocab_size"],
-            min_frequency=settings["min_frequency"],
-            special_tokens=SPECIAL_TOKENS,
-            continuing_subword_prefix="##",
-            show_progress=False,
-        )
-        backend.train_from_iterator(sample, trainer)
-        add_bert_template(backend)
-        tokenizer = BertTokenizerFast(tokenizer_object=backend, do_lower_case=settings["lowercase"])
-    tokenizer.model_max_length = settings["model_max_length"]
+    backend = train_deterministic(style, sample, settings["vocab_size"], settings["min_frequency"])
+    tokenizer = BertTokenizerFast(tokenizer_object=backend, model_max_length=settings["model_max_length"], **style)
     with atomic_path(out) as tmp:
         tokenizer.save_pretrained(tmp)
-        canonicalise_vocab(tmp / "tokenizer.json")
     return tokenizer
 
 

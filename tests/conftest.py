@@ -1,0 +1,97 @@
+"""Shared helpers: small corpora written on the fly and real snakemake runs in a temporary working directory."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+DOCS = [
+    "The committee met on Tuesday and approved the budget for the coming year.",
+    "Rivers carry sediment from the mountains down to the sea, building deltas over centuries.",
+    "A well-tuned engine runs quietly; a neglected one coughs, rattles and eventually stalls.",
+    "The library opens at nine, closes at five, and lends books to anyone with a card.",
+    "Bakers rise early: dough must rest, ovens must heat, and bread must cool before slicing.",
+    "Winter storms closed the pass for weeks, so the village lived on stored grain and patience.",
+]
+
+TEST_CONFIG = {
+    "clean": {"min_chars": 10},
+    "tokenizer": {"vocab_size": 200, "min_frequency": 1, "sample_chars": 1_000_000},
+    "data": {"block_size": 16, "validation_fraction": 0.1, "seed": 34},
+}
+
+
+def write_text_corpus(folder: Path, docs=DOCS, repeat: int = 3) -> list[Path]:
+    """One document per .txt file (each repeated a few times with a number so that blocks fill up)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for index, doc in enumerate(docs):
+        path = folder / f"doc-{index:02d}.txt"
+        path.write_text(" ".join(f"{doc} ({copy})" for copy in range(repeat)), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def write_jsonl(path: Path, records) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    return path
+
+
+def snakemake(workdir: Path, *args: str, config: dict | None = None, check: bool = True):
+    """Run the real workflow in `workdir` (with `config` merged over the default); return the finished process."""
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2"]
+    if config is not None:
+        configfile = workdir / "test-config.yaml"
+        configfile.write_text(yaml.safe_dump(config, sort_keys=False))
+        command += ["--configfile", str(configfile)]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run([*command, *args], cwd=workdir, env=env, capture_output=True, text=True)
+    if check and done.returncode != 0:
+        raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+def planned_jobs(workdir: Path, config: dict | None = None, *targets: str) -> dict[str, int]:
+    """{rule: job count} of what a dry run would do now ({} when nothing is to be done)."""
+    output = snakemake(workdir, "-n", *targets, config=config)
+    text = output.stdout + output.stderr
+    if "Nothing to be done" in text:
+        return {}
+    lines = text.split("Job stats:", 1)[1].splitlines()
+    jobs = {}
+    for line in lines[3:]:
+        fields = line.split()
+        if len(fields) != 2 or fields[0] == "total":
+            break
+        jobs[fields[0]] = int(fields[1])
+    return jobs
+
+
+def two_source_config(workdir: Path, **overrides) -> dict:
+    """Two `files` sources (text files, 3 shards; jsonl, 1 shard) with tiny settings."""
+    write_text_corpus(workdir / "corpus" / "texts")
+    write_jsonl(workdir / "corpus" / "notes.jsonl", [{"text": doc.upper(), "id": i} for i, doc in enumerate(DOCS)])
+    config = {
+        "sources": [
+            {"name": "texts", "type": "files", "paths": ["corpus/texts/*.txt"], "format": "text", "shard_mb": 0.0006},
+            {"name": "notes", "type": "files", "paths": ["corpus/notes.jsonl"], "format": "jsonl"},
+        ],
+        **json.loads(json.dumps(TEST_CONFIG)),
+    }
+    for section, values in overrides.items():
+        config[section] = {**config.get(section, {}), **values}
+    return config
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
