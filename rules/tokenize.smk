@@ -33,4 +33,4 @@ rule pack_shard:
         script=script("pack_blocks.py"),
         block_size=config["data"]["block_size"],
     shell:
-        "python {params.script} --block-size {params.block_size}" " --out {output} {input} > {log} 2>&1"
+        "python {params.script} --block-size {params.block_size} --out {output} {input} > {log} 2>&1"
