@@ -1,0 +1,32 @@
+"""Publishing to the Hub: off by default, token from the environment only, never in argv, logs or outputs."""
+
+from conftest import planned_jobs, snakemake, two_source_config
+
+SECRET = "hf_testSecretTokenThatMustNotLeak"
+HUB = {"push": True, "tokenizer_repo": "someone/sotu-tokenizer", "dataset_repo": "someone/sotu-blocks"}
+
+
+def test_push_is_off_by_default(workdir):
+    assert "push_to_hub" not in planned_jobs(workdir, two_source_config(workdir))
+
+
+def test_push_needs_repositories(workdir):
+    done = snakemake(workdir, "-n", config=two_source_config(workdir, hub={"push": True}), check=False)
+    assert done.returncode != 0
+    assert "hub.tokenizer_repo is not set" in done.stdout + done.stderr
+
+
+def test_token_reaches_neither_commands_nor_logs_nor_outputs(workdir, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", SECRET)
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    config = two_source_config(workdir, hub=HUB)
+    plan = snakemake(workdir, "-n", "-p", config=config)
+    assert "push_to_hub.py" in plan.stdout
+    done = snakemake(workdir, config=config, check=False)
+    assert done.returncode != 0
+    log = (workdir / "logs/push_to_hub.log").read_text()
+    assert "could not push the tokenizer to Hub repository 'someone/sotu-tokenizer'" in log
+    assert not (workdir / "results/hub/pushed.json").exists()
+    written = [path for path in workdir.rglob("*") if path.is_file()]
+    assert all(SECRET.encode() not in path.read_bytes() for path in written)
+    assert SECRET not in plan.stdout + plan.stderr + done.stdout + done.stderr
