@@ -20,6 +20,12 @@ def _replace(texts: pa.Array, pattern: str, replacement: str, key: str) -> pa.Ar
         raise DataError(f"{key}: invalid RE2 pattern {pattern!r} ({error})") from None
 
 
+def check_patterns(patterns: list[str]) -> None:
+    """Refuse an invalid pattern before any document is read (even if no document would reach it)."""
+    for pattern in patterns:
+        _replace(pa.array([""]), pattern, "", "clean.strip_patterns")
+
+
 def normalise_whitespace(texts: pa.Array) -> pa.Array:
     """One space for each run of horizontal space, no space around newlines, at most one blank line."""
     texts = _replace(texts, LINE_SEPARATOR, "\n", "whitespace")

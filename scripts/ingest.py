@@ -7,7 +7,7 @@ from collections import Counter
 import pyarrow as pa
 
 from atomic import atomic_path
-from clean import clean_batch, text_hashes
+from clean import check_patterns, clean_batch, text_hashes
 from errors import run_cli
 from sources import read_documents
 
@@ -16,6 +16,7 @@ SCHEMA = pa.schema([("text", pa.string()), ("hash", pa.uint64())])
 
 def ingest_shard(source: dict, clean: dict, files: list[str], shard: int, out: str, stats: str) -> Counter:
     """Stream one shard's documents through the cleaner into `out`; write the counts to `stats`."""
+    check_patterns(clean["strip_patterns"])
     counts = Counter(files=len(files))
     with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, SCHEMA) as writer:
         for texts in read_documents(source, files, shard):

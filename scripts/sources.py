@@ -3,12 +3,15 @@
 import json
 from collections.abc import Iterator
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from errors import DataError
 
 BATCH_DOCS = 1024
+BATCH_BYTES = 1 << 22
 
 
 def _decode(data: bytes, path: str, start: int = 0) -> str:
@@ -18,26 +21,35 @@ def _decode(data: bytes, path: str, start: int = 0) -> str:
         raise DataError(f"{path}: not valid UTF-8 at byte {start + error.start}") from None
 
 
+def _open(path: str):
+    try:
+        return open(path, "rb")
+    except OSError as error:
+        raise DataError(f"{path}: cannot open ({error.strerror})") from None
+
+
 def _batched(texts: Iterator[str | None]) -> Iterator[pa.Array]:
-    batch = []
+    """Batches of at most BATCH_DOCS documents and, but for a single long one, BATCH_BYTES characters."""
+    batch, size = [], 0
     for text in texts:
         batch.append(text)
-        if len(batch) == BATCH_DOCS:
+        size += len(text or "")
+        if len(batch) == BATCH_DOCS or size >= BATCH_BYTES:
             yield pa.array(batch, pa.string())
-            batch = []
+            batch, size = [], 0
     if batch:
         yield pa.array(batch, pa.string())
 
 
 def _text_files(paths: list[str]) -> Iterator[str]:
     for path in paths:
-        with open(path, "rb") as handle:
+        with _open(path) as handle:
             yield _decode(handle.read(), path)
 
 
 def _lines(paths: list[str]) -> Iterator[str]:
     for path in paths:
-        with open(path, "rb") as handle:
+        with _open(path) as handle:
             offset = 0
             for raw in handle:
                 line = _decode(raw, path, offset).strip()
@@ -48,7 +60,7 @@ def _lines(paths: list[str]) -> Iterator[str]:
 
 def _jsonl(paths: list[str], column: str) -> Iterator[str | None]:
     for path in paths:
-        with open(path, "rb") as handle:
+        with _open(path) as handle:
             offset = 0
             for number, raw in enumerate(handle, start=1):
                 line = _decode(raw, path, offset)
@@ -76,14 +88,22 @@ def _string_column(table_or_batch, column: str, path: str) -> pa.Array:
     return table_or_batch.column(column)
 
 
+def _valid_utf8(texts: pa.Array, column: str, path: str) -> pa.Array:
+    try:
+        texts.validate(full=True)
+    except pa.ArrowInvalid:
+        raise DataError(f"{path}: column {column!r} holds text that is not valid UTF-8") from None
+    return texts
+
+
 def _parquet(paths: list[str], column: str) -> Iterator[pa.Array]:
     for path in paths:
         try:
             reader = pq.ParquetFile(path)
             _string_column(reader.schema_arrow.empty_table(), column, path)
             for batch in reader.iter_batches(batch_size=BATCH_DOCS, columns=[column]):
-                yield batch.column(0).cast(pa.string())
-        except (pa.ArrowException, OSError) as error:
+                yield _valid_utf8(batch.column(0).cast(pa.string()), column, path)
+        except (pa.ArrowException, OSError, ValueError) as error:
             raise DataError(f"{path}: cannot read as parquet ({error})") from None
 
 
@@ -100,7 +120,7 @@ def _arrow(paths: list[str], column: str) -> Iterator[pa.Array]:
         try:
             with pa.memory_map(path) as source:
                 table = _open_ipc(source).read_all()
-                texts = _string_column(table, column, path).cast(pa.string())
+                texts = _valid_utf8(_string_column(table, column, path).cast(pa.string()), column, path)
                 for start in range(0, len(texts), BATCH_DOCS):
                     yield texts.slice(start, BATCH_DOCS).combine_chunks()
         except (pa.ArrowException, OSError) as error:
@@ -134,11 +154,23 @@ def _hub(source: dict, shard: int) -> Iterator[pa.Array]:
         raise DataError(f"could not load {name}: {type(error).__name__}: {error}") from None
 
 
+def _bounded(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
+    """Split batches so that each holds at most BATCH_BYTES of text (or one document): memory stays flat."""
+    for texts in batches:
+        ends = np.cumsum(pc.binary_length(texts).fill_null(0).to_numpy(zero_copy_only=False))
+        start = 0
+        while start < len(texts):
+            budget = (ends[start - 1] if start else 0) + BATCH_BYTES
+            stop = max(start + 1, int(np.searchsorted(ends, budget, side="right")))
+            yield texts.slice(start, stop - start)
+            start = stop
+
+
 def read_documents(source: dict, files: list[str], shard: int) -> Iterator[pa.Array]:
-    """Batches of one shard's document texts, in a fixed order."""
+    """Batches of one shard's document texts, in a fixed order, each of bounded size."""
     kind = "text" if source["type"] == "embedded" else source.get("format")
     if source["type"] == "hub":
-        return _hub(source, shard)
+        return _bounded(_hub(source, shard))
     if kind == "text":
         return _batched(_text_files(files))
     if kind == "lines":
@@ -146,5 +178,5 @@ def read_documents(source: dict, files: list[str], shard: int) -> Iterator[pa.Ar
     if kind == "jsonl":
         return _batched(_jsonl(files, source["text_column"]))
     if kind == "parquet":
-        return _parquet(files, source["text_column"])
-    return _arrow(files, source["text_column"])
+        return _bounded(_parquet(files, source["text_column"]))
+    return _bounded(_arrow(files, source["text_column"]))
