@@ -16,6 +16,7 @@ include: "rules/ingest.smk"
 include: "rules/tokenizer.smk"
 include: "rules/tokenize.smk"
 include: "rules/dataset.smk"
+include: "rules/pretrain.smk"
 include: "rules/hub.smk"
 
 

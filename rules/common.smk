@@ -27,6 +27,11 @@ def check_config():
             f"config data.block_size ({config['data']['block_size']}) is larger than "
             f"tokenizer.model_max_length ({config['tokenizer']['model_max_length']})"
         )
+    if config["data"]["block_size"] > config["model"]["max_position_embeddings"]:
+        raise WorkflowError(
+            f"config data.block_size ({config['data']['block_size']}) is larger than "
+            f"model.max_position_embeddings ({config['model']['max_position_embeddings']})"
+        )
     for key in ("tokenizer_repo", "dataset_repo"):
         if config["hub"]["push"] and not config["hub"][key]:
             raise WorkflowError(f"config hub.push is true but hub.{key} is not set")
@@ -79,8 +84,28 @@ def config_json(section):
     return as_json
 
 
+def training_backend(wildcards, resources):
+    """`pretrain.backend`; `auto` is hpu or cuda when the rule is given HPUs or GPUs (a profile or --resources)."""
+    backend = config["pretrain"]["backend"]
+    if backend == "auto" and resources.hpu > 0:
+        return "hpu"
+    if backend == "auto" and resources.gpu > 0:
+        return "cuda"
+    return backend
+
+
+def launch_command(wildcards, resources):
+    """How the training script starts: gaudi_spawn over MPI for HPUs, torchrun for several GPUs, else python."""
+    backend = training_backend(wildcards, resources)
+    if backend == "hpu":
+        return f"python {script('gaudi_spawn.py')} --world_size {max(resources.hpu, 1)} --use_mpi"
+    if backend == "cuda" and resources.gpu > 1:
+        return f"torchrun --standalone --nproc_per_node {resources.gpu}"
+    return "python"
+
+
 def final_targets():
-    targets = ["results/dataset/manifest.json"]
+    targets = ["results/eval/metrics.json"]
     if config["hub"]["push"]:
         targets.append("results/hub/pushed.json")
     return targets

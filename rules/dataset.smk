@@ -10,7 +10,7 @@ rule build_manifest:
     log:
         "logs/build_manifest.log",
     conda:
-        "../envs/data.yaml"
+        "../envs/pipeline.yaml"
     params:
         script=script("build_manifest.py"),
         data=config_json("data"),

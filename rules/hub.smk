@@ -9,7 +9,7 @@ rule push_to_hub:
         "logs/push_to_hub.log",
     localrule: True
     conda:
-        "../envs/data.yaml"
+        "../envs/pipeline.yaml"
     params:
         script=script("push_to_hub.py"),
         settings=config_json("hub"),

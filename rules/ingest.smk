@@ -9,7 +9,7 @@ rule ingest_shard:
     benchmark:
         "benchmarks/ingest_shard/{source}/{shard}.tsv"
     conda:
-        "../envs/data.yaml"
+        "../envs/pipeline.yaml"
     params:
         script=script("ingest.py"),
         source=source_json,
@@ -30,7 +30,7 @@ rule find_duplicates:
     benchmark:
         "benchmarks/find_duplicates.tsv"
     conda:
-        "../envs/data.yaml"
+        "../envs/pipeline.yaml"
     params:
         script=script("dedup.py"),
         disabled="" if config["clean"]["dedup"] else "--disabled",

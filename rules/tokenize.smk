@@ -10,7 +10,7 @@ rule tokenize_shard:
     benchmark:
         "benchmarks/tokenize_shard/{source}/{shard}.tsv"
     conda:
-        "../envs/data.yaml"
+        "../envs/pipeline.yaml"
     params:
         script=script("tokenize_shard.py"),
     shell:
@@ -28,7 +28,7 @@ rule pack_shard:
     benchmark:
         "benchmarks/pack_shard/{source}/{shard}.tsv"
     conda:
-        "../envs/data.yaml"
+        "../envs/pipeline.yaml"
     params:
         script=script("pack_blocks.py"),
         block_size=config["data"]["block_size"],

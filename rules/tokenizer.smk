@@ -10,7 +10,7 @@ rule train_tokenizer:
     benchmark:
         "benchmarks/train_tokenizer.tsv"
     conda:
-        "../envs/data.yaml"
+        "../envs/pipeline.yaml"
     threads: 8
     params:
         script=script("train_tokenizer.py"),

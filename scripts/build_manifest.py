@@ -3,6 +3,7 @@
 import argparse
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,10 @@ def validation_ranges(blocks: list[int], fraction: float, seed: int) -> list[dic
     return ranges
 
 
-def build_manifest(blocks: list[str], tokens: list[str], raw: list[str], duplicates: str, data: dict) -> dict:
+def build_manifest(
+    blocks: list[str], tokens: list[str], raw: list[str], duplicates: str, data: dict, folder: str
+) -> dict:
+    """The manifest to be written into `folder`: shard paths are relative to it, so results/ can move."""
     skipped = duplicate_rows(duplicates)
     shards, vocab_sizes = [], set()
     for blocks_path, tokens_path, raw_path in zip(blocks, tokens, raw, strict=True):
@@ -61,8 +65,8 @@ def build_manifest(blocks: list[str], tokens: list[str], raw: list[str], duplica
         cleaning = json.loads(Path(raw_path).with_suffix(".json").read_text())
         shards.append(
             {
-                "path": blocks_path,
-                "text_shard": raw_path,
+                "path": os.path.relpath(blocks_path, folder),
+                "text_shard": os.path.relpath(raw_path, folder),
                 "source": cleaning["source"],
                 "docs": docs,
                 "tokens": token_count,
@@ -106,7 +110,9 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--blocks", nargs="+", required=True)
     args = parser.parse_args()
-    manifest = build_manifest(args.blocks, args.tokens, args.raw, args.duplicates, json.loads(args.data))
+    manifest = build_manifest(
+        args.blocks, args.tokens, args.raw, args.duplicates, json.loads(args.data), os.path.dirname(args.out)
+    )
     with atomic_path(args.out) as tmp:
         tmp.write_text(json.dumps(manifest, indent=1) + "\n")
 

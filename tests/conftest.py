@@ -44,15 +44,19 @@ def write_jsonl(path: Path, records) -> Path:
     return path
 
 
+def snakemake_env() -> dict:
+    """The environment for a workflow run: this interpreter's `python` first on PATH."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+
 def snakemake(workdir: Path, *args: str, config: dict | None = None, check: bool = True):
     """Run the real workflow in `workdir` (with `config` merged over the default); return the finished process."""
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2"]
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", *args]
     if config is not None:
         configfile = workdir / "test-config.yaml"
         configfile.write_text(yaml.safe_dump(config, sort_keys=False))
         command += ["--configfile", str(configfile)]
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run([*command, *args], cwd=workdir, env=env, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=workdir, env=snakemake_env(), capture_output=True, text=True)
     if check and done.returncode != 0:
         raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return done
@@ -95,3 +99,37 @@ def workdir(tmp_path: Path) -> Path:
     path = tmp_path / "work"
     path.mkdir()
     return path
+
+
+TINY_TRAINING = {
+    "model": {
+        "hidden_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "intermediate_size": 64,
+        "max_position_embeddings": 32,
+    },
+    "pretrain": {
+        "max_steps": 60,
+        "per_device_train_batch_size": 8,
+        "learning_rate": 0.005,
+        "warmup_steps": 5,
+        "logging_steps": 5,
+        "save_steps": 20,
+        "save_total_limit": 2,
+        "eval_steps": 20,
+        "eval_blocks": 8,
+        "per_device_eval_batch_size": 8,
+        "dataloader_num_workers": 0,
+    },
+    "evaluate": {"batch_size": 8},
+}
+
+
+def training_config(workdir: Path, **overrides) -> dict:
+    """The two-source corpus with a tiny BERT that trains in seconds."""
+    config = two_source_config(workdir)
+    config.update(json.loads(json.dumps(TINY_TRAINING)))
+    for section, values in overrides.items():
+        config[section] = {**config.get(section, {}), **values}
+    return config

@@ -55,13 +55,15 @@ def test_blocks_are_the_documents_token_ids_concatenated_and_cut(built):
     block_size = manifest["block_size"]
     assert sum(len(rows) for rows in skipped.values()) == 1
     for shard in manifest["shards"]:
-        raw = str(built / shard["text_shard"])
+        raw = str(built / "results/dataset" / shard["text_shard"])
         texts = [text for batch in shard_texts(raw, skipped.get(shard_key(raw))) for text in batch.to_pylist()]
         expected = [tokenizer(text)["input_ids"] for text in texts]
-        stored = read_stream(built / shard["text_shard"].replace("/raw/", "/tokens/")).column("input_ids")
+        stored = read_stream(built / "results/dataset" / shard["text_shard"].replace("/raw/", "/tokens/")).column(
+            "input_ids"
+        )
         assert stored.to_pylist() == expected
         flat = np.array([token for ids in expected for token in ids], dtype=np.uint16)
-        blocks = read_stream(built / shard["path"]).column("input_ids")
+        blocks = read_stream(built / "results/dataset" / shard["path"]).column("input_ids")
         assert blocks.type == pa.list_(pa.uint16(), block_size)
         cut = len(flat) // block_size * block_size
         assert np.array_equal(blocks.combine_chunks().flatten().to_numpy(), flat[:cut])
@@ -72,7 +74,7 @@ def test_blocks_are_the_documents_token_ids_concatenated_and_cut(built):
 def test_blocks_load_with_datasets_from_file(built):
     manifest = json.loads((built / "results/dataset/manifest.json").read_text())
     shard = manifest["shards"][0]
-    dataset = datasets.Dataset.from_file(str(built / shard["path"]))
+    dataset = datasets.Dataset.from_file(str(built / "results/dataset" / shard["path"]))
     assert len(dataset) == shard["blocks"]
     assert dataset.features["input_ids"] == datasets.List(datasets.Value("uint16"), length=manifest["block_size"])
     assert len(dataset[0]["input_ids"]) == manifest["block_size"]
@@ -86,7 +88,7 @@ def test_manifest_totals_checksums_and_validation_split(built):
     for key in ("docs", "tokens", "blocks", "dropped_tokens", "duplicates", "docs_read"):
         assert manifest["totals"][key] == sum(shard[key] for shard in shards)
     for shard in shards:
-        assert shard["sha256"] == hashlib.sha256((built / shard["path"]).read_bytes()).hexdigest()
+        assert shard["sha256"] == hashlib.sha256((built / "results/dataset" / shard["path"]).read_bytes()).hexdigest()
     split = manifest["split"]
     assert split["validation_blocks"] + split["train_blocks"] == manifest["totals"]["blocks"]
     assert split["validation_blocks"] > 0

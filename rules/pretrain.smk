@@ -1,0 +1,48 @@
+rule pretrain:
+    input:
+        manifest="results/dataset/manifest.json",
+        tokenizer="results/tokenizer",
+        blocks=corpus_shards("results/blocks/{source}/{shard}.arrow"),
+    output:
+        directory("results/model"),
+    log:
+        "logs/pretrain.log",
+    benchmark:
+        "benchmarks/pretrain.tsv"
+    conda:
+        "../envs/pipeline.yaml"
+    threads: 8
+    resources:
+        hpu=0,
+        gpu=0,
+    params:
+        launch=launch_command,
+        backend=training_backend,
+        script=script("pretrain.py"),
+        model=config_json("model"),
+        settings=config_json("pretrain"),
+        checkpoints="checkpoints/pretrain",
+    shell:
+        "{params.launch} {params.script} --backend {params.backend} --manifest {input.manifest}"
+        " --tokenizer {input.tokenizer} --model {params.model:q} --settings {params.settings:q}"
+        " --checkpoints {params.checkpoints} --threads {threads} --out {output} > {log} 2>&1"
+
+
+rule evaluate:
+    input:
+        model="results/model",
+        manifest="results/dataset/manifest.json",
+    output:
+        "results/eval/metrics.json",
+    log:
+        "logs/evaluate.log",
+    conda:
+        "../envs/pipeline.yaml"
+    threads: 8
+    params:
+        script=script("evaluate_model.py"),
+        settings=config_json("evaluate"),
+        mlm_probability=config["pretrain"]["mlm_probability"],
+    shell:
+        "python {params.script} --model {input.model} --manifest {input.manifest} --settings {params.settings:q}"
+        " --mlm-probability {params.mlm_probability} --out {output} > {log} 2>&1"

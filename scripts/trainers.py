@@ -1,0 +1,70 @@
+"""One training setup, three backends: transformers' Trainer on CPU or CUDA, optimum-habana's GaudiTrainer on HPU."""
+
+from pathlib import Path
+
+import torch
+
+GAUDI_CONFIG = Path(__file__).resolve().parents[1] / "config" / "gaudi_config.json"
+
+
+def common_arguments(settings: dict, output_dir: str) -> dict:
+    """TrainingArguments shared by every backend (names valid in transformers 4.51 and 5)."""
+    return {
+        "output_dir": output_dir,
+        "max_steps": settings["max_steps"],
+        "per_device_train_batch_size": settings["per_device_train_batch_size"],
+        "per_device_eval_batch_size": settings["per_device_eval_batch_size"],
+        "gradient_accumulation_steps": settings["gradient_accumulation_steps"],
+        "learning_rate": settings["learning_rate"],
+        "warmup_steps": settings["warmup_steps"],
+        "weight_decay": settings["weight_decay"],
+        "max_grad_norm": settings["max_grad_norm"],
+        "lr_scheduler_type": "linear",
+        "logging_steps": settings["logging_steps"],
+        "logging_first_step": True,
+        "save_strategy": "steps",
+        "save_steps": settings["save_steps"],
+        "save_total_limit": settings["save_total_limit"],
+        "eval_strategy": "steps",
+        "eval_steps": settings["eval_steps"],
+        "seed": settings["seed"],
+        "data_seed": settings["shuffle_seed"],
+        "dataloader_drop_last": True,
+        "dataloader_num_workers": settings["dataloader_num_workers"],
+        "remove_unused_columns": False,
+        "prediction_loss_only": True,
+        "report_to": [],
+        "disable_tqdm": True,
+    }
+
+
+def build_trainer(backend: str, settings: dict, output_dir: str, model, collator, train, validation, on_device=True):
+    """The trainer for `backend`. `on_device=False` runs the HPU path's classes on the CPU (for tests)."""
+    arguments = common_arguments(settings, output_dir)
+    if backend == "hpu":
+        from optimum.habana import GaudiConfig, GaudiTrainer, GaudiTrainingArguments
+
+        args = GaudiTrainingArguments(
+            **arguments,
+            use_habana=on_device,
+            use_lazy_mode=on_device,
+            use_cpu=not on_device,
+            gaudi_config_name=str(GAUDI_CONFIG) if on_device else None,
+            throughput_warmup_steps=settings["throughput_warmup_steps"],
+            bf16=on_device,
+        )
+        return GaudiTrainer(
+            model=model,
+            gaudi_config=GaudiConfig.from_pretrained(str(GAUDI_CONFIG)),
+            args=args,
+            data_collator=collator,
+            train_dataset=train,
+            eval_dataset=validation,
+        )
+    from transformers import Trainer, TrainingArguments
+
+    if backend == "cuda":
+        args = TrainingArguments(**arguments, bf16=torch.cuda.is_bf16_supported(), tf32=True)
+    else:
+        args = TrainingArguments(**arguments, use_cpu=True)
+    return Trainer(model=model, args=args, data_collator=collator, train_dataset=train, eval_dataset=validation)

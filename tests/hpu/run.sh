@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The HPU contract tests: our HPU code path through the real optimum-habana classes on the CPU, with the Habana
+# runtime stood in for (tests/hpu/standins). They run in a virtual environment with the pinned HPU stack, created
+# once per version of envs/requirements-hpu.txt (a cold install takes minutes) and reused from the cache after.
+# Arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+extra=(torch==2.13.0 pytest==9.2.0) # torch comes with the Habana base image on a Gaudi; here the CPU build
+key="$(sha256sum envs/requirements-hpu.txt | cut -d' ' -f1)"
+venv="${XDG_CACHE_HOME:-$HOME/.cache}/snakebert/hpu-venv-$key"
+mkdir -p "$(dirname "$venv")"
+
+exec 9>"$venv.lock"
+flock 9 # one creator at a time; the others wait and reuse it
+if [ "$(cat "$venv/.installed" 2>/dev/null)" != "${extra[*]}" ] || ! "$venv/bin/python" -c "" 2>/dev/null; then
+  echo "== create the HPU test environment: $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install "${extra[@]}" -r envs/requirements-hpu.txt
+  echo "${extra[*]}" >"$venv/.installed"
+fi
+flock -u 9
+
+echo "== HPU contract tests (optimum-habana on the CPU; the Habana runtime stood in for)"
+set +e
+PATH="$venv/bin:$PATH" PYTHONPATH="$PWD/tests/hpu/standins:$PWD/scripts" "$venv/bin/python" -m pytest tests/hpu "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no tests: failing" >&2
+  exit 1
+fi
+exit "$status"

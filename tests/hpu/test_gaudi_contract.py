@@ -1,0 +1,235 @@
+"""Our HPU code path through the real optimum-habana 1.18.1 classes, on the CPU (the Habana runtime is stood in for,
+see standins/README.md): pretrain's GaudiTrainer trains, checkpoints, resumes and saves a loadable model, and
+gaudi_spawn builds the commands of optimum-habana's DistributedRunner."""
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import shlex
+import shutil
+import sys
+
+import gaudi_spawn
+import pretrain as pretrain_script
+import pytest
+import trainers
+from conftest import schema_defaults
+from optimum.habana import GaudiConfig, GaudiTrainer, GaudiTrainingArguments
+from optimum.habana.distributed import DistributedRunner
+from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, pipeline
+
+MODEL = {
+    "hidden_size": 32,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 2,
+    "intermediate_size": 64,
+    "max_position_embeddings": 32,
+}
+PRETRAIN = {
+    **schema_defaults("pretrain"),
+    "backend": "hpu",
+    "max_steps": 4,
+    "per_device_train_batch_size": 4,
+    "gradient_accumulation_steps": 2,
+    "learning_rate": 1e-3,
+    "warmup_steps": 1,
+    "logging_steps": 1,
+    "save_steps": 2,
+    "eval_steps": 2,
+    "eval_blocks": 4,
+    "per_device_eval_batch_size": 4,
+    "dataloader_num_workers": 0,
+    "throughput_warmup_steps": 1,
+}
+
+
+def run_pretrain(data, folder):
+    """scripts/pretrain.py's pretrain on the HPU path, with the Gaudi classes running on the CPU."""
+    return pretrain_script.pretrain(
+        str(data.manifest),
+        str(data.tokenizer),
+        MODEL,
+        PRETRAIN,
+        backend="hpu",
+        checkpoints=str(folder / "checkpoints"),
+        out=str(folder / "model"),
+        on_device=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def trained(tiny_data, tmp_path_factory):
+    """One pretrain run; the trainer that pretrain built is kept (a spy around trainers.build_trainer)."""
+    folder = tmp_path_factory.mktemp("trained")
+    built = []
+
+    def build_trainer(*args, **kwargs):
+        built.append(trainers.build_trainer(*args, **kwargs))
+        return built[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pretrain_script, "build_trainer", build_trainer)
+        patch.delenv("WORLD_SIZE", raising=False)
+        patch.chdir(folder)
+        metrics = run_pretrain(tiny_data, folder)
+    [trainer] = built
+    return argparse.Namespace(folder=folder, metrics=metrics, trainer=trainer)
+
+
+def test_pretrain_uses_gaudi_trainer_and_arguments(trained):
+    trainer, args = trained.trainer, trained.trainer.args
+    assert type(trainer) is GaudiTrainer
+    assert type(args) is GaudiTrainingArguments
+    assert (args.use_habana, args.use_lazy_mode, args.use_cpu) == (False, False, True)
+    assert args.throughput_warmup_steps == PRETRAIN["throughput_warmup_steps"]
+    assert args.dataloader_drop_last is True
+    assert args.max_steps == PRETRAIN["max_steps"]
+    assert args.gradient_accumulation_steps == PRETRAIN["gradient_accumulation_steps"]
+
+
+def test_gaudi_config_is_ours_with_fused_ops_and_autocast(trained):
+    config = trained.trainer.gaudi_config
+    assert type(config) is GaudiConfig
+    assert (config.use_fused_adam, config.use_fused_clip_norm, config.use_torch_autocast) == (True, True, True)
+    saved = GaudiConfig.from_pretrained(str(trained.folder / "model"))
+    assert saved.to_dict() == GaudiConfig.from_pretrained(str(trainers.GAUDI_CONFIG)).to_dict()
+
+
+def test_gaudi_config_file_uses_only_keys_of_this_gaudi_config():
+    keys = set(json.loads(trainers.GAUDI_CONFIG.read_text()))
+    assert keys <= set(GaudiConfig().to_dict())
+    assert not [key for key in keys if key.startswith("hmp")]
+
+
+def test_training_ran_the_asked_steps(trained):
+    metrics, state = trained.metrics, trained.trainer.state
+    assert state.global_step == metrics["steps"] == PRETRAIN["max_steps"]
+    logged = [entry["step"] for entry in state.log_history if "loss" in entry]
+    assert logged == list(range(1, PRETRAIN["max_steps"] + 1))
+    assert [entry["step"] for entry in state.log_history if "eval_loss" in entry] == [2, 4]
+    assert metrics["backend"] == "hpu" and metrics["world_size"] == 1
+    batch = PRETRAIN["per_device_train_batch_size"] * PRETRAIN["gradient_accumulation_steps"]
+    assert metrics["global_batch_size"] == batch
+    assert metrics["train_samples_per_second"] > 0
+    checkpoints = sorted(path.name for path in (trained.folder / "checkpoints").glob("*/checkpoint-*"))
+    assert checkpoints == ["checkpoint-2", "checkpoint-4"]
+
+
+def test_logged_loss_is_the_mean_token_cross_entropy(trained):
+    """An untrained model's loss is about ln(vocabulary), not that times the gradient accumulation steps."""
+    uniform = math.log(trained.trainer.model.config.vocab_size)
+    assert 0.5 * uniform < trained.metrics["initial_loss"] < 1.5 * uniform
+    assert 0.5 * uniform < trained.metrics["final_eval_loss"] < 1.5 * uniform
+
+
+def test_saved_model_loads_with_auto_classes_and_fill_mask(trained):
+    out = trained.folder / "model"
+    model = AutoModelForMaskedLM.from_pretrained(out)
+    tokenizer = AutoTokenizer.from_pretrained(out)
+    assert type(model) is BertForMaskedLM
+    assert model.config.vocab_size == len(tokenizer)
+    assert (model.config.hidden_size, model.config.num_hidden_layers) == (32, 1)
+    assert json.loads((out / "training_metrics.json").read_text()) == trained.metrics
+    filled = pipeline("fill-mask", model=str(out), top_k=3)(f"the library {tokenizer.mask_token} at nine.")
+    assert len(filled) == 3 and all(0 <= guess["score"] <= 1 for guess in filled)
+
+
+def test_rerun_resumes_from_the_newest_complete_checkpoint(trained, tiny_data, tmp_path, monkeypatch):
+    shutil.copytree(trained.folder / "checkpoints", tmp_path / "checkpoints")
+    [run] = [path for path in (tmp_path / "checkpoints").iterdir() if path.is_dir()]
+    shutil.rmtree(run / "checkpoint-4")  # as if the job was killed after its checkpoint at step 2
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    metrics = run_pretrain(tiny_data, tmp_path)
+    assert metrics["resumed_from"] == str(run / "checkpoint-2")
+    assert metrics["steps"] == PRETRAIN["max_steps"]
+
+
+def test_on_device_arguments_are_fields_of_gaudi_training_arguments(monkeypatch, tmp_path):
+    """On a Gaudi the same call asks for HPU, lazy mode, our Gaudi config and bf16, with names 1.18.1 knows.
+    (The real classes set up the device when created, so they are recorded here instead of created.)"""
+    import optimum.habana
+
+    created = {}
+
+    def record(name):
+        def create(**kwargs):
+            created[name] = kwargs
+            return name
+
+        return create
+
+    monkeypatch.setattr(optimum.habana, "GaudiTrainingArguments", record("args"))
+    monkeypatch.setattr(optimum.habana, "GaudiTrainer", record("trainer"))
+    settings = {**PRETRAIN, "shuffle_seed": 34}
+    trainers.build_trainer("hpu", settings, str(tmp_path / "run"), None, None, None, None, on_device=True)
+    args = created["args"]
+    assert set(args) <= {field.name for field in dataclasses.fields(GaudiTrainingArguments)}
+    assert (args["use_habana"], args["use_lazy_mode"], args["use_cpu"], args["bf16"]) == (True, True, False, True)
+    assert args["gaudi_config_name"] == str(trainers.GAUDI_CONFIG)
+    assert args["throughput_warmup_steps"] == PRETRAIN["throughput_warmup_steps"]
+    assert args["dataloader_drop_last"] is True
+    assert created["trainer"]["args"] == "args"
+    assert type(created["trainer"]["gaudi_config"]) is GaudiConfig
+
+
+@pytest.fixture
+def dl1_cpus(tmp_path, monkeypatch):
+    """`lscpu` answering as a DL1 node (2 sockets of 24 cores): DistributedRunner sizes MPI's mapping from it."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    lscpu = folder / "lscpu"
+    lscpu.write_text("#!/bin/sh\nprintf 'Socket(s):            2\\nCore(s) per socket:   24\\n'\n")
+    lscpu.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(tmp_path)
+
+
+def test_mpi_launch_on_one_node_with_8_ranks(dl1_cpus):
+    settings = '{"max_steps": 10, "note": "a b"}'
+    args = ["--world_size", "8", "--use_mpi", "scripts/pretrain.py", "--x", "1", "--settings", settings]
+    runner = gaudi_spawn.runner(gaudi_spawn.parse(args))
+    assert type(runner) is DistributedRunner
+    interpreter = shlex.split(runner._interpreter)
+    assert interpreter[:9] == ["mpirun", "-n", "8", "--bind-to", "core", "--map-by", "socket:PE=6", "--rank-by", "core"]
+    assert interpreter[-1] == sys.executable
+    [command] = runner._commands
+    assert shlex.split(command) == ["scripts/pretrain.py", "--x", "1", "--settings", settings]
+    assert runner._model_env_vars == {"MASTER_ADDR": "localhost", "MASTER_PORT": 29500}
+
+
+def test_mpi_and_deepspeed_together_are_refused(capsys):
+    with pytest.raises(SystemExit) as refused:
+        gaudi_spawn.parse(["--world_size", "8", "--use_mpi", "--use_deepspeed", "scripts/pretrain.py"])
+    assert refused.value.code == 2
+    assert "--use_mpi and --use_deepspeed exclude each other" in capsys.readouterr().err
+    flags = {"world_size": 8, "hostfile": None, "master_port": 29500, "use_mpi": True, "use_deepspeed": True}
+    with pytest.raises(ValueError, match="cannot be both True"):  # DistributedRunner refuses them too
+        gaudi_spawn.runner(argparse.Namespace(**flags, training_script="t.py", training_script_args=[]))
+
+
+def test_deepspeed_launch_across_nodes_from_a_hostfile(dl1_cpus, tmp_path):
+    hostfile = tmp_path / "hostfile"
+    hostfile.write_text("dl1-a slots=8\ndl1-b slots=8\n")
+    args = ["--use_deepspeed", "--hostfile", str(hostfile), "--master_port", "29600", "scripts/pretrain.py"]
+    runner = gaudi_spawn.runner(gaudi_spawn.parse(args))
+    assert shlex.split(runner._interpreter) == [
+        "deepspeed",
+        "--hostfile",
+        str(hostfile),
+        "--master_addr",
+        "dl1-a",
+        "--no_local_rank",
+        "--master_port",
+        "29600",
+    ]
+
+
+def test_single_card_launch_runs_the_script_with_its_arguments_intact(dl1_cpus, tmp_path):
+    script = tmp_path / "echo_args.py"
+    script.write_text("import json, sys\nopen('argv.json', 'w').write(json.dumps(sys.argv[1:]))\n")
+    arguments = ["--model", '{"hidden_size": 32, "name": "it\'s"}', "--out", "a folder/model"]
+    assert gaudi_spawn.runner(gaudi_spawn.parse(["--world_size", "1", str(script), *arguments])).run() is None
+    assert json.loads((tmp_path / "argv.json").read_text()) == arguments

@@ -1,0 +1,107 @@
+"""Pretraining and evaluation through the workflow: loss falls, the model dir works offline, reruns resume."""
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import REPO, planned_jobs, snakemake, snakemake_env, training_config
+from evaluate_model import evaluate
+from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("trained")
+    snakemake(workdir, config=training_config(workdir))
+    return workdir
+
+
+def test_training_lowers_the_loss_and_reports_its_metrics(trained):
+    metrics = json.loads((trained / "results/model/training_metrics.json").read_text())
+    assert metrics["backend"] == "cpu" and metrics["steps"] == 60 and metrics["global_batch_size"] == 8
+    assert metrics["final_loss"] < metrics["initial_loss"] - 0.5
+    assert metrics["train_tokens_per_second"] == pytest.approx(metrics["train_samples_per_second"] * 16)
+    history = json.loads((trained / "results/model/log_history.json").read_text())
+    assert [entry["step"] for entry in history if "loss" in entry][:3] == [1, 5, 10]
+    assert any("eval_loss" in entry for entry in history)
+
+
+def test_model_directory_loads_offline_into_fill_mask(trained, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    folder = trained / "results/model"
+    assert json.loads((folder / "config.json").read_text())["architectures"] == ["BertForMaskedLM"]
+    model = AutoModelForMaskedLM.from_pretrained(folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    fill = pipeline("fill-mask", model=model, tokenizer=tokenizer)
+    predictions = fill("the library opens at [MASK].")
+    assert len(predictions) == 5 and all(prediction["token_str"] for prediction in predictions)
+
+
+def test_evaluation_beats_chance_and_is_repeatable(trained):
+    metrics = json.loads((trained / "results/eval/metrics.json").read_text())
+    assert metrics["masked_tokens"] > 0
+    assert metrics["perplexity"] == pytest.approx(math.exp(metrics["mlm_loss"]))
+    assert metrics["masked_token_accuracy"] > 5 * metrics["chance_accuracy"]
+    settings = {"batch_size": 8, "seed": 1234, "max_blocks": None}
+    again = evaluate(str(trained / "results/model"), str(trained / "results/dataset/manifest.json"), settings, 0.15)
+    assert again == metrics
+
+
+def test_training_settings_rerun_no_data_rule(trained):
+    changed = training_config(trained, pretrain={"learning_rate": 0.004})
+    assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1, "pretrain": 1}
+    changed = training_config(trained, evaluate={"seed": 7})
+    assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1}
+
+
+def wait_for_checkpoint(workdir, process):
+    """Block until the first complete checkpoint exists (or the run ends); return its path."""
+    while process.poll() is None:
+        found = sorted(workdir.glob("checkpoints/pretrain/*/checkpoint-*/trainer_state.json"))
+        if found:
+            return found[0].parent
+        time.sleep(0.05)
+    raise AssertionError("training ended before writing a checkpoint")
+
+
+def test_interrupted_training_resumes_from_its_checkpoint_and_not_from_other_settings(workdir):
+    config = training_config(workdir, pretrain={"max_steps": 1000, "save_steps": 50, "logging_steps": 50})
+    snakemake(workdir, "results/dataset/manifest.json", config=config)
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
+    command += ["--configfile", str(workdir / "test-config.yaml")]
+    process = subprocess.Popen(
+        command,
+        cwd=workdir,
+        env=snakemake_env(),
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    checkpoint = wait_for_checkpoint(workdir, process)
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=60)
+    assert not (workdir / "results/model").exists()
+    done_steps = int(checkpoint.name.split("-")[1])
+    assert done_steps < 1000
+
+    snakemake(workdir, "results/model", config=config)
+    log = (workdir / "logs/pretrain.log").read_text()
+    assert "resuming from" in log and "checkpoint-" in log
+    metrics = json.loads((workdir / "results/model/training_metrics.json").read_text())
+    assert metrics["steps"] == 1000
+    assert int(metrics["resumed_from"].rsplit("-", 1)[1]) >= done_steps
+    history = json.loads((workdir / "results/model/log_history.json").read_text())
+    assert history[0]["step"] == 1 and history[-1]["step"] == 1000
+
+    changed = training_config(
+        workdir, pretrain={"max_steps": 100, "save_steps": 50, "logging_steps": 50, "learning_rate": 0.002}
+    )
+    snakemake(workdir, "results/model", config=changed)
+    log = (workdir / "logs/pretrain.log").read_text()
+    assert "it was trained with other settings (training.learning_rate, training.max_steps)" in log
+    assert "training from scratch" in log
