@@ -32,9 +32,9 @@ def check_config():
             f"config data.block_size ({config['data']['block_size']}) is larger than "
             f"model.max_position_embeddings ({config['model']['max_position_embeddings']})"
         )
-    for key in ("tokenizer_repo", "dataset_repo"):
-        if config["hub"]["push"] and not config["hub"][key]:
-            raise WorkflowError(f"config hub.push is true but hub.{key} is not set")
+    repos = ("tokenizer_repo", "dataset_repo", "model_repo")
+    if config["hub"]["push"] and not any(config["hub"][key] for key in repos):
+        raise WorkflowError(f"config hub.push is true but none of hub.{', hub.'.join(repos)} is set")
 
 
 def plan_shards():
@@ -102,6 +102,19 @@ def launch_command(wildcards, resources):
     if backend == "cuda" and resources.gpu > 1:
         return f"torchrun --standalone --nproc_per_node {resources.gpu}"
     return "python"
+
+
+def hub_uploads(wildcards):
+    """What the Hub upload needs: the parts that have a repository in `hub`."""
+    needed = {}
+    if config["hub"]["tokenizer_repo"]:
+        needed["tokenizer"] = "results/tokenizer"
+    if config["hub"]["dataset_repo"]:
+        needed["manifest"] = "results/dataset/manifest.json"
+        needed["blocks"] = corpus_shards("results/blocks/{source}/{shard}.arrow")
+    if config["hub"]["model_repo"]:
+        needed["model"] = "results/model"
+    return needed
 
 
 def final_targets():

@@ -1,8 +1,6 @@
 rule push_to_hub:
     input:
-        tokenizer="results/tokenizer",
-        manifest="results/dataset/manifest.json",
-        blocks=corpus_shards("results/blocks/{source}/{shard}.arrow"),
+        unpack(hub_uploads),
     output:
         "results/hub/pushed.json",
     log:
@@ -14,5 +12,4 @@ rule push_to_hub:
         script=script("push_to_hub.py"),
         settings=config_json("hub"),
     shell:
-        "python {params.script} --settings {params.settings:q} --tokenizer {input.tokenizer}"
-        " --results results --out {output} 2> {log}"
+        "python {params.script} --settings {params.settings:q} --results results --out {output} 2> {log}"

@@ -1,4 +1,4 @@
-"""Publish the tokenizer and the packed data set to the Hub (token from HF_TOKEN or the Hub's login cache only)."""
+"""Publish the tokenizer, the packed data set and the model to the Hub (token from HF_TOKEN or the login cache only)."""
 
 import argparse
 import json
@@ -7,23 +7,29 @@ from atomic import atomic_path
 from errors import DataError, run_cli
 
 
-def push(tokenizer_dir: str, results_dir: str, settings: dict) -> dict:
-    """Upload the tokenizer folder and the blocks with their manifest; return what went where."""
+UPLOADS = {  # what: (repository setting, repository type, folder under results/, files in it)
+    "tokenizer": ("tokenizer_repo", "model", "tokenizer", None),
+    "dataset": ("dataset_repo", "dataset", ".", ["dataset/manifest.json", "blocks/**"]),
+    "model": ("model_repo", "model", "model", None),
+}
+
+
+def push(results_dir: str, settings: dict) -> dict:
+    """Upload what has a repository in `settings`; return what went where."""
     from huggingface_hub import HfApi
 
     api = HfApi()
-    uploads = {
-        "tokenizer": (settings["tokenizer_repo"], "model", tokenizer_dir, None),
-        "dataset": (settings["dataset_repo"], "dataset", results_dir, ["dataset/manifest.json", "blocks/**"]),
-    }
     pushed = {}
-    for what, (repo, repo_type, folder, patterns) in uploads.items():
+    for what, (key, repo_type, folder, patterns) in UPLOADS.items():
+        repo = settings[key]
+        if not repo:
+            continue
         try:
             api.create_repo(repo, repo_type=repo_type, private=settings["private"], exist_ok=True)
             commit = api.upload_folder(
                 repo_id=repo,
                 repo_type=repo_type,
-                folder_path=folder,
+                folder_path=f"{results_dir}/{folder}",
                 allow_patterns=patterns,
                 commit_message=f"snakebert: {what}",
             )
@@ -36,11 +42,10 @@ def push(tokenizer_dir: str, results_dir: str, settings: dict) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--settings", required=True, help="the `hub` config, as JSON")
-    parser.add_argument("--tokenizer", required=True)
     parser.add_argument("--results", required=True)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    pushed = push(args.tokenizer, args.results, json.loads(args.settings))
+    pushed = push(args.results, json.loads(args.settings))
     with atomic_path(args.out) as tmp:
         tmp.write_text(json.dumps(pushed, indent=1) + "\n")
 

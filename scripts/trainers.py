@@ -64,7 +64,8 @@ def build_trainer(backend: str, settings: dict, output_dir: str, model, collator
     from transformers import Trainer, TrainingArguments
 
     if backend == "cuda":
-        args = TrainingArguments(**arguments, bf16=torch.cuda.is_bf16_supported(), tf32=True)
+        ampere = torch.cuda.get_device_capability()[0] >= 8  # bf16 and TF32 from Ampere on
+        args = TrainingArguments(**arguments, bf16=ampere, tf32=ampere)
     else:
         args = TrainingArguments(**arguments, use_cpu=True)
     return Trainer(model=model, args=args, data_collator=collator, train_dataset=train, eval_dataset=validation)

@@ -1,25 +1,44 @@
 """Publishing to the Hub: off by default, token from the environment only, never in argv, logs or outputs."""
 
-from conftest import planned_jobs, snakemake, two_source_config
+from conftest import planned_jobs, snakemake, training_config
 
 SECRET = "hf_testSecretTokenThatMustNotLeak"
-HUB = {"push": True, "tokenizer_repo": "someone/sotu-tokenizer", "dataset_repo": "someone/sotu-blocks"}
+HUB = {
+    "push": True,
+    "tokenizer_repo": "someone/sotu-tokenizer",
+    "dataset_repo": "someone/sotu-blocks",
+    "model_repo": "someone/sotu-bert",
+}
 
 
 def test_push_is_off_by_default(workdir):
-    assert "push_to_hub" not in planned_jobs(workdir, two_source_config(workdir))
+    assert "push_to_hub" not in planned_jobs(workdir, training_config(workdir))
 
 
 def test_push_needs_repositories(workdir):
-    done = snakemake(workdir, "-n", config=two_source_config(workdir, hub={"push": True}), check=False)
+    done = snakemake(workdir, "-n", config=training_config(workdir, hub={"push": True}), check=False)
     assert done.returncode != 0
-    assert "hub.tokenizer_repo is not set" in done.stdout + done.stderr
+    assert (
+        "hub.push is true but none of hub.tokenizer_repo, hub.dataset_repo, hub.model_repo" in done.stdout + done.stderr
+    )
+
+
+def test_push_waits_for_the_parts_it_publishes(workdir):
+    config = training_config(workdir, hub={"push": True, "model_repo": "someone/sotu-bert"})
+    assert planned_jobs(workdir, config, "results/hub/pushed.json")["pretrain"] == 1
+    config = training_config(workdir, hub={"push": True, "tokenizer_repo": "someone/sotu-tokenizer"})
+    assert planned_jobs(workdir, config, "results/hub/pushed.json") == {
+        "find_duplicates": 1,
+        "ingest_shard": 4,
+        "push_to_hub": 1,
+        "train_tokenizer": 1,
+    }
 
 
 def test_token_reaches_neither_commands_nor_logs_nor_outputs(workdir, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", SECRET)
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
-    config = two_source_config(workdir, hub=HUB)
+    config = training_config(workdir, hub=HUB)
     plan = snakemake(workdir, "-n", "-p", config=config)
     assert "push_to_hub.py" in plan.stdout
     done = snakemake(workdir, config=config, check=False)
