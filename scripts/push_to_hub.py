@@ -6,7 +6,6 @@ import json
 from atomic import atomic_path
 from errors import DataError, run_cli
 
-
 UPLOADS = {  # what: (repository setting, repository type, folder under results/, files in it)
     "tokenizer": ("tokenizer_repo", "model", "tokenizer", None),
     "dataset": ("dataset_repo", "dataset", ".", ["dataset/manifest.json", "blocks/**"]),
