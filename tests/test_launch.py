@@ -1,0 +1,39 @@
+"""How pretraining is launched, read from dry runs: the world size comes from the rule's resources."""
+
+import re
+
+from conftest import snakemake, training_config
+
+
+def pretrain_command(workdir, *args: str, config: dict) -> str:
+    done = snakemake(workdir, "results/model", "-n", "-p", *args, config=config)
+    commands = [line for line in done.stdout.splitlines() if "scripts/pretrain.py" in line]
+    assert len(commands) == 1, done.stdout
+    return commands[0]
+
+
+def test_cpu_by_default(workdir):
+    command = pretrain_command(workdir, config=training_config(workdir))
+    assert re.search(r"^Shell command: python \S*scripts/pretrain.py --backend auto ", command)
+    assert "--checkpoints checkpoints/pretrain" in command
+
+
+def test_hpus_launch_gaudi_spawn_over_mpi_and_resources_cap_the_world_size(workdir):
+    config = training_config(workdir)
+    command = pretrain_command(workdir, "--set-resources", "pretrain:hpu=8", config=config)
+    assert re.search(r"gaudi_spawn.py --world_size 8 --use_mpi \S*scripts/pretrain.py --backend hpu ", command)
+    command = pretrain_command(workdir, "--set-resources", "pretrain:hpu=8", "--resources", "hpu=4", config=config)
+    assert "gaudi_spawn.py --world_size 4 --use_mpi" in command
+
+
+def test_gpus_launch_torchrun(workdir):
+    config = training_config(workdir)
+    command = pretrain_command(workdir, "--set-resources", "pretrain:gpu=4", config=config)
+    assert re.search(r"torchrun --standalone --nproc_per_node 4 \S*scripts/pretrain.py --backend cuda ", command)
+    command = pretrain_command(workdir, "--set-resources", "pretrain:gpu=1", config=config)
+    assert re.search(r"Shell command: python \S*scripts/pretrain.py --backend cuda ", command)
+
+
+def test_an_explicit_backend_wins(workdir):
+    config = training_config(workdir, pretrain={"backend": "hpu"})
+    assert "gaudi_spawn.py --world_size 1 --use_mpi" in pretrain_command(workdir, config=config)
