@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import snakemake, training_config
+from conftest import REPO, snakemake, training_config
 
 
 def pretrain_command(workdir, *args: str, config: dict) -> str:
@@ -37,3 +37,11 @@ def test_gpus_launch_torchrun(workdir):
 def test_an_explicit_backend_wins(workdir):
     config = training_config(workdir, pretrain={"backend": "hpu"})
     assert "gaudi_spawn.py --world_size 1 --use_mpi" in pretrain_command(workdir, config=config)
+
+
+def test_local_gpu_profile_trains_on_cuda(workdir):
+    config = training_config(workdir)
+    profile = ("--workflow-profile", str(REPO / "profiles/local-gpu"))
+    assert re.search(
+        r"python \S*scripts/pretrain.py --backend cuda ", pretrain_command(workdir, *profile, config=config)
+    )

@@ -1,0 +1,208 @@
+"""The SLURM profiles against a real SLURM cluster: the single-node one `bash tests/slurm/cluster.sh start` runs.
+
+The profiles' SITE values (account, partitions) are replaced by the test cluster's in a copy of the profile, and
+the requests no 2-CPU node can meet (8 tokenizer threads, a DL1 node's CPUs and memory) are fitted to its node;
+everything else in the profile reaches sbatch as written.
+"""
+
+import json
+import re
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, snakemake, training_config, two_source_config
+
+ACCOUNT = "snakebert-ci"  # created by tests/slurm/cluster.sh
+PARTITIONS = {"cpu": "cpu", "dl1": "dl1"}  # the profile's partition (by role) -> the test cluster's
+SHARDS = {"texts_shard-00000", "texts_shard-00001", "texts_shard-00002", "notes_shard-00000"}
+DATA_JOBS = {
+    "ingest_shard": 4,
+    "find_duplicates": 1,
+    "train_tokenizer": 1,
+    "tokenize_shard": 4,
+    "pack_shard": 4,
+    "build_manifest": 1,
+}
+# Check job states every 2 s (the plugin's default: 40 s); it adds 10 s after each check that finds no job finished.
+QUICK_STATUS = ("--slurm-init-seconds-before-status-checks", "2")
+START_CLUSTER = "start it with `bash tests/slurm/cluster.sh start` (as root; it apt-get installs SLURM on first use)"
+
+
+@dataclass
+class Cluster:
+    cpus: int
+    memory_mb: int
+
+
+def run(*command: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        pytest.fail(f"`{command[0]}` is not installed: no SLURM cluster here; {START_CLUSTER}")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Cluster:
+    """The running test cluster, found with sinfo; a missing cluster fails the test (it is not skipped)."""
+    done = run("sinfo", "--noheader", "--format=%R|%c|%m|%t")
+    rows = [line.split("|") for line in done.stdout.split()]
+    ready = {row[0]: row for row in rows if len(row) == 4 and row[3] in ("idle", "mix", "alloc")}
+    if done.returncode != 0 or set(PARTITIONS.values()) - set(ready):
+        pytest.fail(
+            f"no SLURM cluster with idle partitions {sorted(PARTITIONS.values())} answers "
+            f"(sinfo: {(done.stdout + done.stderr).strip() or done.returncode}); {START_CLUSTER}"
+        )
+    accounts = run("sacctmgr", "--noheader", "--parsable2", "list", "association", "format=account").stdout.split()
+    if ACCOUNT not in accounts:
+        pytest.fail(f"the SLURM cluster here has no account {ACCOUNT!r}: is it the one tests/slurm/cluster.sh starts?")
+    node = ready[PARTITIONS["cpu"]]
+    return Cluster(cpus=int(node[1].rstrip("+")), memory_mb=int(node[2].rstrip("+")))
+
+
+def fitted_profile(name: str, folder: Path, cluster: Cluster, account: str | None = ACCOUNT) -> Path:
+    """A copy of profiles/`name` with the test cluster's account (None: the profile's) and partitions, its requests
+    fitted to the node."""
+    profile = yaml.safe_load((REPO / "profiles" / name / "config.yaml").read_text())
+    defaults = profile["default-resources"]
+    cpu_partition = defaults["slurm_partition"]
+    if account is not None:
+        defaults["slurm_account"] = repr(account)
+    for resources in [defaults, *profile.get("set-resources", {}).values()]:
+        if "slurm_partition" in resources:
+            role = "cpu" if resources["slurm_partition"] == cpu_partition else "dl1"
+            resources["slurm_partition"] = repr(PARTITIONS[role])
+        if "mem_mb" in resources:
+            resources["mem_mb"] = min(resources["mem_mb"], cluster.memory_mb)
+        if "cpus_per_task" in resources:
+            resources["cpus_per_task"] = min(resources["cpus_per_task"], cluster.cpus)
+    profile["max-threads"] = cluster.cpus  # sbatch --cpus-per-task comes from threads
+    path = folder / name / "config.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yaml.safe_dump(profile, sort_keys=False))
+    return path.parent
+
+
+def slurm_jobs(run_id: str, since: datetime) -> list[dict]:
+    """The SLURM jobs of one snakemake run (their name is its run ID), from the accounting database."""
+    fields = ["JobID", "Comment", "Partition", "Account", "State", "AllocCPUS", "ReqMem", "AllocTRES"]
+    done = run(
+        "sacct", "--allocations", "--parsable2", "--noheader", f"--name={run_id}",
+        f"--starttime={since:%Y-%m-%dT%H:%M:%S}", f"--format={','.join(fields)}",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    jobs = []
+    for line in done.stdout.splitlines():
+        job = dict(zip(fields, line.split("|"), strict=True))
+        # the plugin's comment: rule_<rule>[_wildcards_<wildcard values joined by _>]
+        rule, _, wildcards = job["Comment"].removeprefix("rule_").partition("_wildcards_")
+        jobs.append({**job, "rule": rule, "wildcards": wildcards})
+    return jobs
+
+
+def planned_resources(dry_run_output: str) -> list[tuple[str, dict[str, str]]]:
+    """(rule, resources) of every job a dry run lists."""
+    jobs = []
+    for line in dry_run_output.splitlines():
+        if rule := re.fullmatch(r"(?:local)?rule (\w+):", line):
+            jobs.append((rule.group(1), {}))
+        elif resources := re.fullmatch(r"\s+resources: (.*)", line):
+            jobs[-1][1].update(item.split("=", 1) for item in resources.group(1).split(", "))
+    return jobs
+
+
+def test_data_half_runs_as_slurm_jobs_one_per_shard(workdir, tmp_path, cluster):
+    since = datetime.now() - timedelta(minutes=1)
+    profile = fitted_profile("slurm-cpu", tmp_path / "profiles", cluster)
+    done = snakemake(
+        workdir,
+        "--workflow-profile", str(profile),
+        *QUICK_STATUS,
+        "results/dataset/manifest.json",
+        config=two_source_config(workdir),
+    )  # fmt: skip
+    run_id = re.search(r"SLURM run ID: (\S+)", done.stdout + done.stderr).group(1)
+    jobs = slurm_jobs(run_id, since)
+    assert Counter(job["rule"] for job in jobs) == DATA_JOBS
+    for rule in ("ingest_shard", "tokenize_shard", "pack_shard"):
+        assert sorted(job["wildcards"] for job in jobs if job["rule"] == rule) == sorted(SHARDS)
+    assert {(job["Partition"], job["Account"], job["State"]) for job in jobs} == {("cpu", ACCOUNT, "COMPLETED")}
+    # the profile's memory and the rules' threads reached sbatch
+    assert {job["ReqMem"] for job in jobs if job["rule"] != "train_tokenizer"} == {"4000M"}
+    assert [(job["ReqMem"], job["AllocCPUS"]) for job in jobs if job["rule"] == "train_tokenizer"] == [
+        (f"{min(16000, cluster.memory_mb)}M", str(min(8, cluster.cpus)))
+    ]
+    manifest = json.loads((workdir / "results/dataset/manifest.json").read_text())
+    assert [shard["source"] for shard in manifest["shards"]] == ["texts"] * 3 + ["notes"]
+    assert manifest["totals"]["docs"] == 12
+
+
+def test_an_account_left_as_the_placeholder_fails_before_any_job_is_submitted(workdir, tmp_path, cluster):
+    since = datetime.now() - timedelta(minutes=1)
+    profile = fitted_profile("slurm-cpu", tmp_path / "profiles", cluster, account=None)
+    done = snakemake(
+        workdir,
+        "--workflow-profile", str(profile),
+        *QUICK_STATUS,
+        config=two_source_config(workdir),
+        check=False,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert "The given account CHANGE_ME appears to be invalid" in output
+    assert slurm_jobs(re.search(r"SLURM run ID: (\S+)", output).group(1), since) == []
+
+
+def test_pretrain_runs_on_a_whole_dl1_node_with_its_hpus(workdir, tmp_path, cluster):
+    config = training_config(workdir, pretrain={"backend": "cpu", "max_steps": 10})
+    snakemake(workdir, "results/dataset/manifest.json", config=config)
+    since = datetime.now() - timedelta(minutes=1)
+    profile = fitted_profile("slurm-dl1", tmp_path / "profiles", cluster)
+    done = snakemake(workdir, "results/model", "--workflow-profile", str(profile), *QUICK_STATUS, config=config)
+    jobs = slurm_jobs(re.search(r"SLURM run ID: (\S+)", done.stdout + done.stderr).group(1), since)
+    assert [(job["rule"], job["Partition"], job["State"]) for job in jobs] == [("pretrain", "dl1", "COMPLETED")]
+    assert "gres/hpu=8" in jobs[0]["AllocTRES"]
+    assert jobs[0]["AllocCPUS"] == str(cluster.cpus)  # --exclusive: the whole node
+    assert json.loads((workdir / "results/model/training_metrics.json").read_text())["steps"] == 10
+
+
+def test_dl1_profile_plans_data_rules_on_the_cpu_partition_and_pretrain_on_a_whole_dl1_node(workdir):
+    done = snakemake(
+        workdir, "-n", "--workflow-profile", str(REPO / "profiles/slurm-dl1"), config=two_source_config(workdir)
+    )
+    jobs = planned_resources(done.stdout)
+    data_jobs = [(rule, resources) for rule, resources in jobs if rule in DATA_JOBS]
+    assert Counter(rule for rule, _ in data_jobs) == DATA_JOBS
+    assert {resources["slurm_partition"] for _, resources in data_jobs} == {"cpu"}
+    pretrain = [resources for rule, resources in jobs if rule == "pretrain"]
+    assert len(pretrain) == 1
+    assert {key: pretrain[0].get(key) for key in ("slurm_partition", "hpu", "gpu", "gres", "slurm_extra", "tasks")} == {
+        "slurm_partition": "dl1",
+        "hpu": "8",
+        "gpu": "0",
+        "gres": "hpu:8",
+        "slurm_extra": "--exclusive",
+        "tasks": "1",
+    }
+
+
+def test_profiles_mark_every_site_value():
+    for name in ("slurm-cpu", "slurm-dl1"):
+        for line in (REPO / "profiles" / name / "config.yaml").read_text().splitlines():
+            key = line.split(":", 1)[0].strip()
+            if key in ("slurm_account", "slurm_partition", "gres", "constraint"):
+                assert "# SITE:" in line, f"profiles/{name}: {line.strip()!r} is site-specific but not marked SITE"
+
+
+def test_classic_run_on_dl1_plans_gaudi_spawn_over_eight_hpus(workdir):
+    profile = ("--workflow-profile", str(REPO / "profiles/slurm-dl1"))
+    classic = ("--configfile", str(REPO / "config/bert-base-dl1.yaml"))
+    done = snakemake(workdir, "-n", "-p", *profile, *classic)
+    assert re.search(r"gaudi_spawn.py --world_size 8 --use_mpi \S*scripts/pretrain.py --backend hpu ", done.stdout)
+    assert '--settings \'{"backend": "auto", "dataloader_num_workers": 2' in done.stdout
+    done = snakemake(workdir, "-n", "-p", "--resources", "hpu=4", *profile, *classic)
+    assert "gaudi_spawn.py --world_size 4 --use_mpi" in done.stdout
