@@ -8,34 +8,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tiny_corpus import DOCS, write_text_corpus
 
 REPO = Path(__file__).resolve().parents[1]
-
-DOCS = [
-    "The committee met on Tuesday and approved the budget for the coming year.",
-    "Rivers carry sediment from the mountains down to the sea, building deltas over centuries.",
-    "A well-tuned engine runs quietly; a neglected one coughs, rattles and eventually stalls.",
-    "The library opens at nine, closes at five, and lends books to anyone with a card.",
-    "Bakers rise early: dough must rest, ovens must heat, and bread must cool before slicing.",
-    "Winter storms closed the pass for weeks, so the village lived on stored grain and patience.",
-]
 
 TEST_CONFIG = {
     "clean": {"min_chars": 10},
     "tokenizer": {"vocab_size": 200, "min_frequency": 1, "sample_chars": 1_000_000},
     "data": {"block_size": 16, "validation_fraction": 0.1, "seed": 34},
 }
-
-
-def write_text_corpus(folder: Path, docs=DOCS, repeat: int = 3) -> list[Path]:
-    """One document per .txt file (each repeated a few times with a number so that blocks fill up)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for index, doc in enumerate(docs):
-        path = folder / f"doc-{index:02d}.txt"
-        path.write_text(" ".join(f"{doc} ({copy})" for copy in range(repeat)), encoding="utf-8")
-        paths.append(path)
-    return paths
 
 
 def write_jsonl(path: Path, records) -> Path:

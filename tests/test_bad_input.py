@@ -103,6 +103,13 @@ def write_parquet(path: Path, table: pa.Table) -> Path:
     return path
 
 
+def write_columnar(path: Path, table: pa.Table, file_format: str) -> Path:
+    """`table` as parquet, arrow-file or arrow-stream."""
+    if file_format == "parquet":
+        return write_parquet(path, table)
+    return write_arrow(path, table, stream=file_format == "arrow-stream")
+
+
 # --- missing files ------------------------------------------------------------------------------------------------
 
 
@@ -184,10 +191,7 @@ def test_jsonl_missing_text_column_names_file_line_and_column(workdir):
 def test_missing_text_column_names_the_file_and_the_column(workdir, file_format):
     table = pa.table({"body": ["some text", "more text"], "id": [1, 2]})
     path = workdir / "corpus" / "data.bin"
-    if file_format == "parquet":
-        write_parquet(path, table)
-    else:
-        write_arrow(path, table, stream=file_format == "arrow-stream")
+    write_columnar(path, table, file_format)
     done = ingest(workdir, files_source(file_format.split("-")[0]), "corpus/data.bin")
     assert_cli_refused(done, workdir, "corpus/data.bin", "no text column 'text'", "body")
 
@@ -291,10 +295,7 @@ def test_string_column_holding_invalid_utf8_names_the_file(workdir, file_format)
     texts = pa.array([b"a good document", b"a bad \xff document"], pa.binary()).view(pa.string())
     table = pa.table({"text": texts})
     path = workdir / "corpus" / "data.bin"
-    if file_format == "parquet":
-        write_parquet(path, table)
-    else:
-        write_arrow(path, table, stream=file_format == "arrow-stream")
+    write_columnar(path, table, file_format)
     done = ingest(workdir, files_source(file_format.split("-")[0]), "corpus/data.bin")
     assert_cli_refused(done, workdir, "corpus/data.bin", "UTF-8")
 

@@ -97,6 +97,8 @@ def test_interrupted_training_resumes_from_its_checkpoint_and_not_from_other_set
     assert int(metrics["resumed_from"].rsplit("-", 1)[1]) >= done_steps
     history = json.loads((workdir / "results/model/log_history.json").read_text())
     assert history[0]["step"] == 1 and history[-1]["step"] == 1000
+    kept = sorted(path.name for path in checkpoint.parent.glob("checkpoint-*"))
+    assert kept == ["checkpoint-1000", "checkpoint-950"]  # save_total_limit: 2
 
     changed = training_config(
         workdir, pretrain={"max_steps": 100, "save_steps": 50, "logging_steps": 50, "learning_rate": 0.002}

@@ -25,7 +25,7 @@ def _prepend_to(variable: str, path: Path) -> None:
 # and it must find the stand-ins' pip metadata from any working directory (the tests change it).
 _prepend_to("PYTHONPATH", STANDINS)
 _prepend_to("PATH", Path(sys.executable).parent)
-for _path in (STANDINS, REPO / "scripts"):
+for _path in (STANDINS, REPO / "scripts", REPO / "tests"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -38,14 +38,6 @@ def schema_defaults(section: str) -> dict:
     return {key: spec["default"] for key, spec in properties.items() if "default" in spec}
 
 
-DOCS = [
-    "The committee met on Tuesday and approved the budget for the coming year.",
-    "Rivers carry sediment from the mountains down to the sea, building deltas over centuries.",
-    "A well-tuned engine runs quietly; a neglected one coughs, rattles and eventually stalls.",
-    "The library opens at nine, closes at five, and lends books to anyone with a card.",
-    "Bakers rise early: dough must rest, ovens must heat, and bread must cool before slicing.",
-    "Winter storms closed the pass for weeks, so the village lived on stored grain and patience.",
-]
 SOURCE = {"name": "texts", "type": "files", "paths": ["corpus/*.txt"], "format": "text", "text_column": "text"}
 CLEAN = {**schema_defaults("clean"), "min_chars": 10}
 TOKENIZER = {**schema_defaults("tokenizer"), "vocab_size": 200, "min_frequency": 1, "sample_chars": 1_000_000}
@@ -56,6 +48,8 @@ DATA = {**schema_defaults("data"), "block_size": 16, "validation_fraction": 0.1}
 def tiny_data(tmp_path_factory) -> SimpleNamespace:
     """Two shards of a few short documents through the data half of the pipeline, laid out as the workflow's
     results/: blocks of 16 tokens, vocabulary 200."""
+    from tiny_corpus import write_text_corpus
+
     from build_manifest import build_manifest
     from dedup import find_duplicates
     from ingest import ingest_shard
@@ -64,12 +58,7 @@ def tiny_data(tmp_path_factory) -> SimpleNamespace:
     from train_tokenizer import train_tokenizer
 
     root = tmp_path_factory.mktemp("data")
-    files = []
-    for index, doc in enumerate(DOCS):
-        path = root / "corpus" / f"doc-{index:02d}.txt"
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(" ".join(f"{doc} ({copy})" for copy in range(3)), encoding="utf-8")
-        files.append(str(path))
+    files = [str(path) for path in write_text_corpus(root / "corpus")]
     shards = [files[:3], files[3:]]
     raw, tokens, blocks = (
         [str(root / stage / SOURCE["name"] / f"shard-{index:05d}.arrow") for index in range(len(shards))]
