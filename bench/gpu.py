@@ -1,0 +1,103 @@
+"""BERT MLM training throughput on one GPU, side by side: our training path against the plain transformers Trainer.
+
+    python bench/gpu.py [--steps 60] [--batch 64] [--seq 512]            # BERT-base, bf16, one CUDA GPU
+    python bench/gpu.py --device cpu --tiny --steps 2 --batch 2 --seq 64  # smoke run (no GPU)
+
+- ours:  BertForMaskedPositions (vocabulary logits on masked positions only), SDPA attention, bf16, fused AdamW,
+         torch.compile, packed blocks (no padding, no attention mask);
+- plain: BertForMaskedLM through transformers' Trainer defaults with bf16 (logits on every position).
+Both train on the same random packed blocks with the same masking. Reports samples/s, tokens/s and model FLOPs
+utilisation (the FLOPs of a standard BERT MLM step, whose head covers every position, over the GPU's dense
+bf16 peak: --peak-tflops; an H200's is about 989).
+"""
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+
+from masking import mask_tokens  # noqa: E402
+from model import BertForMaskedPositions  # noqa: E402
+from transformers import BertConfig, BertForMaskedLM, Trainer, TrainingArguments  # noqa: E402
+
+BERT_BASE = {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072}
+TINY = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64}
+VOCAB = 32000
+
+
+class MaskedBlocks:
+    """Random packed blocks, masked once (the same batches for both paths)."""
+
+    def __init__(self, count: int, seq: int) -> None:
+        generator = torch.Generator().manual_seed(0)
+        ids = torch.randint(5, VOCAB, (count, seq), generator=generator)
+        self.inputs, self.labels = mask_tokens(ids, 0.15, torch.arange(5), 4, VOCAB, generator)
+
+    def __len__(self) -> int:
+        return len(self.inputs)
+
+    def __getitem__(self, index: int) -> dict:
+        return {"input_ids": self.inputs[index], "labels": self.labels[index]}
+
+
+def flops_per_token(config: BertConfig, seq: int) -> float:
+    """Training FLOPs per token: 6 x the matmul parameters plus attention (12 x layers x hidden x seq)."""
+    hidden, layers = config.hidden_size, config.num_hidden_layers
+    per_layer = 4 * hidden * hidden + 2 * hidden * config.intermediate_size
+    return 6 * (layers * per_layer + hidden * config.vocab_size) + 12 * layers * hidden * seq
+
+
+def run(name: str, model, data, args) -> dict:
+    ours = name == "ours"
+    cuda = args.device == "cuda"
+    arguments = TrainingArguments(
+        output_dir=tempfile.mkdtemp(), max_steps=args.steps, per_device_train_batch_size=args.batch,
+        bf16=cuda, use_cpu=not cuda, report_to=[], disable_tqdm=True, save_strategy="no", logging_strategy="no",
+        dataloader_drop_last=True, remove_unused_columns=False, optim="adamw_torch_fused" if ours and cuda else
+        "adamw_torch", torch_compile=ours and cuda,
+    )  # fmt: skip
+    trainer = Trainer(model=model, args=arguments, train_dataset=data)
+    start = time.perf_counter()
+    trainer.train()
+    if cuda:
+        torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    samples = args.steps * args.batch / seconds
+    return {"samples_per_second": samples, "tokens_per_second": samples * args.seq, "seconds": seconds}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--seq", type=int, default=512)
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    parser.add_argument("--tiny", action="store_true", help="a tiny model instead of BERT-base (smoke runs)")
+    parser.add_argument("--peak-tflops", type=float, default=989.0, help="the GPU's dense bf16 peak")
+    args = parser.parse_args()
+    config = BertConfig(vocab_size=VOCAB, max_position_embeddings=max(args.seq, 512), **(TINY if args.tiny else
+                        BERT_BASE), attn_implementation="sdpa")  # fmt: skip
+    data = MaskedBlocks(args.steps * args.batch, args.seq)
+    results = {}
+    for name, model_class in (("plain", BertForMaskedLM), ("ours", BertForMaskedPositions)):
+        torch.manual_seed(0)
+        results[name] = run(name, model_class(config), data, args)
+    per_token = flops_per_token(config, args.seq)
+    for result in results.values():
+        result["mfu"] = result["tokens_per_second"] * per_token / (args.peak_tflops * 1e12)
+    device = torch.cuda.get_device_name() if args.device == "cuda" else "cpu"
+    print(json.dumps({
+        "device": device, "torch": torch.__version__, "gflop_per_token": per_token / 1e9, **results,
+        "ours/plain (goal >= 1.3)": results["ours"]["samples_per_second"] / results["plain"]["samples_per_second"],
+    }, indent=1))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Training steps/s of the real training loop (transformers' Trainer on CPU, a tiny BERT, blocks of 512), side by side:
+
+a. ours:      the manifest's memory-mapped uint16 blocks (BlockDataset) and our collator;
+b. in memory: the same masked batches built before training, handed over as they are;
+c. run_mlm:   a run_mlm-style data path: `datasets.Dataset.from_file` on the same block files (int lists), with
+              the same collator and model.
+
+    python bench/train_loader.py --manifest results/dataset/manifest.json --tokenizer results/tokenizer [--steps N]
+
+Interleaved repetitions, median steps/s; goals: a/b >= 0.97 and a/c >= 1.0.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+
+from blocks import BlockDataset  # noqa: E402
+from masking import BlockCollator  # noqa: E402
+from model import BertForMaskedPositions, bert_config  # noqa: E402
+from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed  # noqa: E402
+
+MODEL = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512}
+BATCH = 8
+
+
+class Prebuilt:
+    """Masked batches built up front: the loader does nothing but hand them over."""
+
+    def __init__(self, blocks: BlockDataset, collator: BlockCollator, steps: int) -> None:
+        self.batches = [collator([blocks[i] for i in range(s * BATCH, (s + 1) * BATCH)]) for s in range(steps)]
+
+    def __len__(self) -> int:
+        return len(self.batches)
+
+    def __getitem__(self, index: int) -> dict:
+        return self.batches[index]
+
+
+class Rows:
+    """The rows of a `datasets.Dataset` (Python lists of ints), as run_mlm hands them to its collator."""
+
+    def __init__(self, dataset) -> None:
+        self.dataset = dataset
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+    def __getitem__(self, index: int) -> np.ndarray:
+        return np.asarray(self.dataset[index]["input_ids"], dtype=np.uint16)
+
+
+def steps_per_second(tokenizer, dataset, collator, batch_size: int, steps: int) -> float:
+    set_seed(0)
+    model = BertForMaskedPositions(bert_config(MODEL, tokenizer))
+    args = TrainingArguments(
+        output_dir=tempfile.mkdtemp(), max_steps=steps, per_device_train_batch_size=batch_size, use_cpu=True,
+        report_to=[], disable_tqdm=True, save_strategy="no", logging_strategy="no", remove_unused_columns=False,
+        dataloader_num_workers=0, seed=0,
+    )  # fmt: skip
+    result = Trainer(model=model, args=args, data_collator=collator, train_dataset=dataset).train()
+    return result.metrics["train_steps_per_second"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--tokenizer", required=True)
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    import datasets
+
+    torch.set_num_threads(2)
+    tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
+    blocks = BlockDataset(args.manifest, "train")
+    collator = BlockCollator(tokenizer, 0.15)
+    prebuilt = Prebuilt(blocks, collator, args.steps)
+    manifest = json.loads(Path(args.manifest).read_text())
+    files = [str(Path(args.manifest).parent / shard["path"]) for shard in manifest["shards"]]
+    rows = Rows(datasets.concatenate_datasets([datasets.Dataset.from_file(file) for file in files]))
+    runs = {"ours": [], "in_memory": [], "run_mlm": []}
+    for _ in range(args.reps):
+        runs["ours"].append(steps_per_second(tokenizer, blocks, collator, BATCH, args.steps))
+        runs["in_memory"].append(steps_per_second(tokenizer, prebuilt, lambda items: items[0], 1, args.steps))
+        runs["run_mlm"].append(steps_per_second(tokenizer, rows, collator, BATCH, args.steps))
+    median = {name: statistics.median(values) for name, values in runs.items()}
+    print(json.dumps({
+        "steps_per_second": median,
+        "ours/in_memory (goal >= 0.97)": median["ours"] / median["in_memory"],
+        "ours/run_mlm (goal >= 1.0)": median["ours"] / median["run_mlm"],
+    }, indent=1))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

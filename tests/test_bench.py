@@ -1,0 +1,41 @@
+"""The benchmarks still run (tiny inputs, one repetition): their figures are printed, not asserted as timings."""
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO, snakemake, training_config
+
+
+def run_bench(*args: str) -> dict:
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    start = max(index for index, line in enumerate(lines) if line == "{")  # the report: the last JSON printed
+    return json.loads("\n".join(lines[start:]))
+
+
+def test_data_prep_bench_reports_every_method_and_ratio(tmp_path):
+    report = run_bench("bench/data_prep.py", "--speeches", "3", "--reps", "1", "--workdir", str(tmp_path))
+    assert set(report) == {"limit", "ours", "classic", "ratios", "corpus_tokens"}
+    assert report["ours"]["tokens_kept"] <= report["corpus_tokens"]
+    assert report["classic"]["tokens_kept"] < report["ours"]["tokens_kept"]  # the classic recipe truncates
+    assert report["ours"]["bytes_per_token"] > 1.99  # uint16, plus the Arrow framing of a few blocks
+    assert all(value > 0 for value in report["ratios"].values())
+
+
+def test_train_loader_bench_reports_its_ratios(workdir):
+    snakemake(workdir, "results/dataset/manifest.json", config=training_config(workdir))
+    report = run_bench(
+        "bench/train_loader.py", "--manifest", str(workdir / "results/dataset/manifest.json"),
+        "--tokenizer", str(workdir / "results/tokenizer"), "--steps", "2", "--reps", "1",
+    )  # fmt: skip
+    assert set(report["steps_per_second"]) == {"ours", "in_memory", "run_mlm"}
+    assert report["ours/in_memory (goal >= 0.97)"] > 0 and report["ours/run_mlm (goal >= 1.0)"] > 0
+
+
+def test_gpu_bench_runs_both_paths_on_the_cpu_with_a_tiny_model():
+    report = run_bench("bench/gpu.py", "--device", "cpu", "--tiny", "--steps", "2", "--batch", "2", "--seq", "64")
+    assert report["device"] == "cpu"
+    assert report["plain"]["samples_per_second"] > 0 and report["ours"]["samples_per_second"] > 0
+    assert report["ours/plain (goal >= 1.3)"] > 0
