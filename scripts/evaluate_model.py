@@ -10,6 +10,7 @@ import math
 import torch
 import torch.nn.functional as F
 from blocks import BlockDataset
+from errors import DataError, run_cli
 from masking import BlockCollator
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
@@ -35,7 +36,7 @@ def evaluate(model_dir: str, manifest: str, settings: dict, probability: float) 
         asked += int(chosen.sum())
         label_counts += torch.bincount(labels[chosen], minlength=len(tokenizer))
     if asked == 0:
-        raise SystemExit(f"error: {manifest}: no validation tokens to evaluate (data.validation_fraction is 0?)")
+        raise DataError(f"{manifest}: no validation tokens to evaluate (data.validation_fraction is 0?)")
     loss = loss_sum / asked
     return {
         "validation_blocks": len(blocks),
@@ -64,4 +65,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_cli(main)
