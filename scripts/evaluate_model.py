@@ -10,11 +10,11 @@ import math
 import torch
 import torch.nn.functional as F
 from blocks import BlockDataset
-from errors import DataError, run_cli
 from masking import BlockCollator
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from atomic import atomic_path
+from errors import DataError, run_cli
 
 
 @torch.no_grad()
