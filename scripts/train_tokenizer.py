@@ -1,4 +1,8 @@
-"""Train a BERT WordPiece tokenizer on a bounded, deterministic sample of the corpus; save it for AutoTokenizer."""
+"""Train a BERT WordPiece tokenizer on a bounded, deterministic sample of the corpus; save it for AutoTokenizer.
+
+The job needs only `tokenizers`: it writes the two files of transformers' `save_pretrained` itself, because
+importing transformers (and torch with it) would add about 2 s of serial start-up to the data half.
+"""
 
 import argparse
 import json
@@ -6,7 +10,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
-from transformers import AutoTokenizer, BertTokenizerFast
 
 from atomic import atomic_path
 from corpus import sample_texts, shard_texts
@@ -33,6 +36,8 @@ def bert_style(settings: dict) -> dict:
             "tokenize_chinese_chars": True,
             **BERT_SPECIALS,
         }
+    from transformers import AutoTokenizer, BertTokenizerFast  # only for a base tokenizer: a heavy import
+
     base = AutoTokenizer.from_pretrained(settings["base"])
     if not isinstance(base, BertTokenizerFast):
         raise DataError(
@@ -60,29 +65,41 @@ def wordpiece(style: dict) -> Tokenizer:
     return tokenizer
 
 
-def train(style: dict, sample: Sample, vocab_size: int, min_frequency: int, pinned: list[str]) -> Tokenizer:
-    specials = [style[role] for role in SPECIAL_ROLES]
-    tokenizer = wordpiece(style)
-    trainer = trainers.WordPieceTrainer(
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        special_tokens=specials + pinned,
-        continuing_subword_prefix="##",
-        show_progress=False,
-    )
-    tokenizer.train_from_iterator(sample(), trainer)
-    return tokenizer
+def initial_symbols(tokenizer: Tokenizer, sample: Sample) -> list[str]:
+    """Every character of the sample as the tokenizer sees it, and `##c` for each one that can continue a word.
+
+    One pass in Python over the sample's characters; each distinct character then goes through the real
+    normaliser and pre-tokenizer alone: whitespace is dropped, and a character the pre-tokenizer splits off
+    (punctuation) never continues a word. As in the original BERT vocabularies, every other character gets
+    its continuation, so no word turns into [UNK] for a character seen only at word starts in the sample.
+    """
+    raw: set[str] = set()
+    for texts in sample():
+        for text in texts:
+            raw.update(text)
+    chars = {char for original in raw for char in tokenizer.normalizer.normalize_str(original)}
+    split = tokenizer.pre_tokenizer.pre_tokenize_str
+    alphabet = {char for char in chars if split(char)}
+    continuing = {f"##{char}" for char in alphabet if len(split(f"a{char}a")) == 1}
+    return sorted(alphabet | continuing)
 
 
 def train_deterministic(style: dict, sample: Sample, vocab_size: int, min_frequency: int) -> Tokenizer:
-    """Train twice: first to find the initial symbols, then with their ids pinned in sorted order.
+    """Train with the initial symbols pinned, in sorted order, as the first ids after the special tokens.
 
     The trainer numbers initial symbols in hash-map order, and ties between equally frequent merges
     are broken by those numbers, so an unpinned run can learn a different vocabulary each time.
     """
     specials = [style[role] for role in SPECIAL_ROLES]
-    alphabet = sorted(set(train(style, sample, 1, 1, []).get_vocab()) - set(specials))
-    tokenizer = train(style, sample, vocab_size, min_frequency, alphabet)
+    tokenizer = wordpiece(style)
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=specials + initial_symbols(tokenizer, sample),
+        continuing_subword_prefix="##",
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(sample(), trainer)
     spec = json.loads(tokenizer.to_str())
     spec["added_tokens"] = [token for token in spec["added_tokens"] if token["content"] in specials]
     tokenizer = Tokenizer.from_str(json.dumps(spec))
@@ -114,15 +131,33 @@ def corpus_sample(raw_shards: list[str], duplicates: str, sample_chars: int) -> 
     return sample
 
 
-def train_tokenizer(raw_shards: list[str], duplicates: str, settings: dict, out: str) -> BertTokenizerFast:
-    """Train on the sample and save with save_pretrained into `out` (written atomically)."""
+def tokenizer_config(style: dict, model_max_length: int) -> dict:
+    """The tokenizer_config.json that `BertTokenizerFast(...).save_pretrained` writes for this tokenizer."""
+    return {
+        "backend": "tokenizers",
+        **style,
+        "model_max_length": model_max_length,
+        "tokenizer_class": "BertTokenizer",
+    }
+
+
+def save_pretrained(backend: Tokenizer, config: dict, out: str) -> None:
+    """The files of transformers' `save_pretrained`, byte for byte, into `out` (written atomically)."""
+    with atomic_path(out) as tmp:
+        tmp.mkdir()
+        backend.save(str(tmp / "tokenizer.json"))
+        text = json.dumps(config, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        (tmp / "tokenizer_config.json").write_text(text, encoding="utf-8")
+
+
+def train_tokenizer(raw_shards: list[str], duplicates: str, settings: dict, out: str) -> dict:
+    """Train on the sample and save it into `out` for AutoTokenizer; returns its tokenizer_config."""
     style = bert_style(settings)
     sample = corpus_sample(raw_shards, duplicates, settings["sample_chars"])
     backend = train_deterministic(style, sample, settings["vocab_size"], settings["min_frequency"])
-    tokenizer = BertTokenizerFast(tokenizer_object=backend, model_max_length=settings["model_max_length"], **style)
-    with atomic_path(out) as tmp:
-        tokenizer.save_pretrained(tmp)
-    return tokenizer
+    config = tokenizer_config(style, settings["model_max_length"])
+    save_pretrained(backend, config, out)
+    return config
 
 
 def main() -> None:

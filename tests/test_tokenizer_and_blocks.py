@@ -9,13 +9,13 @@ import pyarrow as pa
 import pytest
 from conftest import snakemake, two_source_config
 from tokenizers import Tokenizer, models
-from transformers import AutoTokenizer
+from transformers import AutoTokenizer, BertTokenizerFast
 
 from corpus import shard_texts
 from dedup import duplicate_rows, shard_key
 from errors import DataError
 from tokenize_shard import tokenize_shard
-from train_tokenizer import train_tokenizer
+from train_tokenizer import bert_style, initial_symbols, train_deterministic, train_tokenizer, wordpiece
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +96,29 @@ def test_manifest_totals_checksums_and_validation_split(built):
         assert 0 <= run["start"] < run["stop"] <= shards[run["shard"]]["blocks"]
 
 
+def test_tokenizer_files_are_those_save_pretrained_writes(built, tmp_path):
+    saved = built / "results/tokenizer"
+    config = json.loads((saved / "tokenizer_config.json").read_text())
+    style = {key: config[key] for key in config if key not in ("backend", "tokenizer_class")}
+    reference = BertTokenizerFast(tokenizer_object=Tokenizer.from_file(str(saved / "tokenizer.json")), **style)
+    reference.save_pretrained(tmp_path / "reference")
+    written = sorted(path.name for path in saved.iterdir() if path.name != ".snakemake_timestamp")
+    assert written == sorted(path.name for path in (tmp_path / "reference").iterdir())
+    for name in written:
+        assert (saved / name).read_bytes() == (tmp_path / "reference" / name).read_bytes(), name
+
+
+def test_every_character_that_can_continue_a_word_gets_its_continuation():
+    texts = ["Zeal, then: the quiet Ω and an ümlaut (accents stripped).", "a tab\tand a zero-width\u200bjoin"]
+    style = bert_style({"lowercase": True})
+    symbols = initial_symbols(wordpiece(style), lambda: iter([texts]))
+    assert symbols == sorted(symbols)
+    assert {"z", "##z", "ω", "##ω", "u", "##u", ",", ":", ".", "-", "("} <= set(symbols)
+    assert not {"##,", "##:", "##.", "##-", " ", "## ", "\t", "Z", "ü", "\u200b"} & set(symbols)
+    tokenizer = train_deterministic(style, lambda: iter([texts]), 60, 1)
+    assert "[UNK]" not in tokenizer.encode("bz aω", add_special_tokens=False).tokens
+
+
 def test_vocabulary_too_large_for_uint16_is_refused(tmp_path):
     folder = tmp_path / "big-tokenizer"
     folder.mkdir()
@@ -117,5 +140,5 @@ def test_base_tokenizer_lends_its_normaliser_and_special_tokens(built, tmp_path)
         raw, duplicates, {**settings, "lowercase": True, "base": str(tmp_path / "cased")}, str(tmp_path / "from-base")
     )
     loaded = AutoTokenizer.from_pretrained(tmp_path / "from-base")
-    assert not retrained.do_lower_case
+    assert not retrained["do_lower_case"]
     assert loaded.decode(loaded("The Library")["input_ids"], skip_special_tokens=True) == "The Library"
