@@ -23,9 +23,10 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 
+from transformers import BertConfig, BertForMaskedLM, Trainer, TrainingArguments  # noqa: E402
+
 from masking import mask_tokens  # noqa: E402
 from model import BertForMaskedPositions  # noqa: E402
-from transformers import BertConfig, BertForMaskedLM, Trainer, TrainingArguments  # noqa: E402
 
 BERT_BASE = {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072}
 TINY = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64}

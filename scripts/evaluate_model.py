@@ -9,12 +9,12 @@ import math
 
 import torch
 import torch.nn.functional as F
-from blocks import BlockDataset
-from masking import BlockCollator
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from atomic import atomic_path
+from blocks import BlockDataset
 from errors import DataError, run_cli
+from masking import BlockCollator
 
 
 @torch.no_grad()

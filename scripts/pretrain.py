@@ -7,14 +7,14 @@ import os
 from pathlib import Path
 
 import torch
+from transformers import AutoTokenizer, BertConfig, set_seed
+
+from atomic import atomic_path
 from blocks import BlockDataset, read_manifest
 from checkpoints import resume_point, run_directory
 from masking import BlockCollator
 from model import BertForMaskedPositions, bert_config, save_as_bert
 from trainers import build_trainer
-from transformers import AutoTokenizer, BertConfig, set_seed
-
-from atomic import atomic_path
 
 RESULT_SETTINGS = (
     "max_steps",

@@ -10,8 +10,9 @@ import time
 
 import pytest
 from conftest import REPO, planned_jobs, snakemake, snakemake_env, training_config
-from evaluate_model import evaluate
 from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
+
+from evaluate_model import evaluate
 
 
 @pytest.fixture(scope="module")

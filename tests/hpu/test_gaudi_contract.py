@@ -11,14 +11,15 @@ import shlex
 import shutil
 import sys
 
-import gaudi_spawn
-import pretrain as pretrain_script
 import pytest
-import trainers
 from conftest import schema_defaults
 from optimum.habana import GaudiConfig, GaudiTrainer, GaudiTrainingArguments
 from optimum.habana.distributed import DistributedRunner
 from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, pipeline
+
+import gaudi_spawn
+import pretrain as pretrain_script
+import trainers
 
 MODEL = {
     "hidden_size": 32,
