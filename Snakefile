@@ -11,12 +11,16 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 validate(config, "config/schema.yaml")
 
 
+report: "report/workflow.rst"
+
+
 include: "rules/common.smk"
 include: "rules/ingest.smk"
 include: "rules/tokenizer.smk"
 include: "rules/tokenize.smk"
 include: "rules/dataset.smk"
 include: "rules/pretrain.smk"
+include: "rules/report.smk"
 include: "rules/hub.smk"
 
 

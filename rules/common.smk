@@ -119,6 +119,7 @@ def hub_uploads(wildcards):
 
 def final_targets():
     targets = ["results/eval/metrics.json"]
+    targets += [f"results/report/{name}" for name in ("summary.html", "data.svg", "training.svg")]
     if config["hub"]["push"]:
         targets.append("results/hub/pushed.json")
     return targets

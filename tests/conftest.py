@@ -114,3 +114,11 @@ def training_config(workdir: Path, **overrides) -> dict:
     for section, values in overrides.items():
         config[section] = {**config.get(section, {}), **values}
     return config
+
+
+@pytest.fixture(scope="session")
+def trained(tmp_path_factory) -> Path:
+    """The whole pipeline (rule all) with the tiny BERT, run once for the session."""
+    workdir = tmp_path_factory.mktemp("trained")
+    snakemake(workdir, config=training_config(workdir))
+    return workdir

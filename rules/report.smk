@@ -1,0 +1,63 @@
+rule plot_data:
+    input:
+        manifest="results/dataset/manifest.json",
+        tokens=corpus_shards("results/tokens/{source}/{shard}.arrow"),
+    output:
+        report(
+            "results/report/data.svg",
+            caption="../report/data.rst",
+            category="Data",
+        ),
+    log:
+        "logs/plot_data.log",
+    localrule: True
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("plot_data.py"),
+    shell:
+        "python {params.script} --manifest {input.manifest} --out {output} {input.tokens:q} 2> {log}"
+
+
+rule plot_training:
+    input:
+        model="results/model",
+        metrics="results/eval/metrics.json",
+    output:
+        report(
+            "results/report/training.svg",
+            caption="../report/training.rst",
+            category="Pretraining",
+        ),
+    log:
+        "logs/plot_training.log",
+    localrule: True
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("plot_training.py"),
+    shell:
+        "python {params.script} --model {input.model} --eval-metrics {input.metrics} --out {output} 2> {log}"
+
+
+rule report_summary:
+    input:
+        manifest="results/dataset/manifest.json",
+        model="results/model",
+        metrics="results/eval/metrics.json",
+    output:
+        report(
+            "results/report/summary.html",
+            caption="../report/summary.rst",
+            category="Summary",
+        ),
+    log:
+        "logs/report_summary.log",
+    localrule: True
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("report_summary.py"),
+    shell:
+        "python {params.script} --manifest {input.manifest} --model {input.model}"
+        " --eval-metrics {input.metrics} --out {output} 2> {log}"
