@@ -8,6 +8,7 @@ from snakemake.exceptions import WorkflowError
 SCRIPTS = Path(workflow.basedir) / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
+from code_digest import code_digest
 from errors import DataError
 from shards import plan_source, shard_name
 
@@ -61,6 +62,11 @@ def corpus_shards(pattern):
 def script(name):
     """The path of scripts/`name`, relative to the working directory (a params value that survives a move)."""
     return os.path.relpath(SCRIPTS / name)
+
+
+def code(name):
+    """A params value that changes with scripts/`name` or a project module it imports: edited code reruns."""
+    return code_digest(SCRIPTS / name)
 
 
 def shard_files(wildcards):

@@ -13,6 +13,7 @@ rule build_manifest:
         "../envs/pipeline.yaml"
     params:
         script=script("build_manifest.py"),
+        code=code("build_manifest.py"),
         data=config_json("data"),
     shell:
         "python {params.script} --data {params.data:q} --duplicates {input.duplicates}"

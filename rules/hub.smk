@@ -10,6 +10,7 @@ rule push_to_hub:
         "../envs/pipeline.yaml"
     params:
         script=script("push_to_hub.py"),
+        code=code("push_to_hub.py"),
         settings=config_json("hub"),
     shell:
         "python {params.script} --settings {params.settings:q} --results results --out {output} 2> {log}"

@@ -12,6 +12,7 @@ rule ingest_shard:
         "../envs/pipeline.yaml"
     params:
         script=script("ingest.py"),
+        code=code("ingest.py"),
         source=source_json,
         clean=config_json("clean"),
         index=shard_index,
@@ -33,6 +34,7 @@ rule find_duplicates:
         "../envs/pipeline.yaml"
     params:
         script=script("dedup.py"),
+        code=code("dedup.py"),
         disabled="" if config["clean"]["dedup"] else "--disabled",
     shell:
         "python {params.script} {params.disabled} --out {output} {input:q} > {log} 2>&1"

@@ -19,6 +19,7 @@ rule pretrain:
         launch=launch_command,
         backend=training_backend,
         script=script("pretrain.py"),
+        code=code("pretrain.py"),
         model=config_json("model"),
         settings=config_json("pretrain"),
         checkpoints="checkpoints/pretrain",
@@ -41,6 +42,7 @@ rule evaluate:
     threads: 8
     params:
         script=script("evaluate_model.py"),
+        code=code("evaluate_model.py"),
         settings=config_json("evaluate"),
         mlm_probability=config["pretrain"]["mlm_probability"],
     shell:

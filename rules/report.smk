@@ -15,6 +15,7 @@ rule plot_data:
         "../envs/pipeline.yaml"
     params:
         script=script("plot_data.py"),
+        code=code("plot_data.py"),
     shell:
         "python {params.script} --manifest {input.manifest} --out {output} {input.tokens:q} 2> {log}"
 
@@ -36,6 +37,7 @@ rule plot_training:
         "../envs/pipeline.yaml"
     params:
         script=script("plot_training.py"),
+        code=code("plot_training.py"),
     shell:
         "python {params.script} --model {input.model} --eval-metrics {input.metrics} --out {output} 2> {log}"
 
@@ -58,6 +60,7 @@ rule report_summary:
         "../envs/pipeline.yaml"
     params:
         script=script("report_summary.py"),
+        code=code("report_summary.py"),
     shell:
         "python {params.script} --manifest {input.manifest} --model {input.model}"
         " --eval-metrics {input.metrics} --out {output} 2> {log}"

@@ -13,6 +13,7 @@ rule tokenize_shard:
         "../envs/pipeline.yaml"
     params:
         script=script("tokenize_shard.py"),
+        code=code("tokenize_shard.py"),
     shell:
         "RAYON_NUM_THREADS={threads} python {params.script} --tokenizer {input.tokenizer}"
         " --duplicates {input.duplicates} --out {output} {input.shard} > {log} 2>&1"
@@ -31,6 +32,7 @@ rule pack_shard:
         "../envs/pipeline.yaml"
     params:
         script=script("pack_blocks.py"),
+        code=code("pack_blocks.py"),
         block_size=config["data"]["block_size"],
     shell:
         "python {params.script} --block-size {params.block_size} --out {output} {input} > {log} 2>&1"

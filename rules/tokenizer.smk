@@ -14,6 +14,7 @@ rule train_tokenizer:
     threads: 8
     params:
         script=script("train_tokenizer.py"),
+        code=code("train_tokenizer.py"),
         settings=config_json("tokenizer"),
     shell:
         "RAYON_NUM_THREADS={threads} python {params.script} --settings {params.settings:q}"

@@ -30,9 +30,11 @@ def snakemake_env() -> dict:
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 
 
-def snakemake(workdir: Path, *args: str, config: dict | None = None, check: bool = True):
+def snakemake(
+    workdir: Path, *args: str, config: dict | None = None, check: bool = True, snakefile: Path = REPO / "Snakefile"
+):
     """Run the real workflow in `workdir` (with `config` merged over the default); return the finished process."""
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", *args]
+    command = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "--cores", "2", *args]
     if config is not None:
         configfile = workdir / "test-config.yaml"
         configfile.write_text(yaml.safe_dump(config, sort_keys=False))
@@ -43,9 +45,11 @@ def snakemake(workdir: Path, *args: str, config: dict | None = None, check: bool
     return done
 
 
-def planned_jobs(workdir: Path, config: dict | None = None, *targets: str) -> dict[str, int]:
+def planned_jobs(
+    workdir: Path, config: dict | None = None, *targets: str, snakefile: Path = REPO / "Snakefile"
+) -> dict[str, int]:
     """{rule: job count} of what a dry run would do now ({} when nothing is to be done)."""
-    output = snakemake(workdir, "-n", *targets, config=config)
+    output = snakemake(workdir, "-n", *targets, config=config, snakefile=snakefile)
     text = output.stdout + output.stderr
     if "Nothing to be done" in text:
         return {}

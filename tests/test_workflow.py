@@ -2,8 +2,9 @@
 depends on it."""
 
 import json
+import shutil
 
-from conftest import planned_jobs, snakemake, two_source_config, write_jsonl
+from conftest import REPO, planned_jobs, snakemake, two_source_config, write_jsonl
 
 MANIFEST = "results/dataset/manifest.json"
 
@@ -72,6 +73,30 @@ def test_editing_one_file_reingests_its_shard_and_leaves_other_sources_alone(wor
     snakemake(workdir, MANIFEST, config=config)
     changed = {path.relative_to(workdir).as_posix() for path in raw if path.stat().st_mtime_ns != before[path]}
     assert changed == {"results/raw/notes/shard-00000.arrow"}
+
+
+def test_editing_a_script_reruns_what_it_made_and_what_follows(tmp_path):
+    workflow = tmp_path / "workflow"
+    workflow.mkdir()
+    shutil.copy(REPO / "Snakefile", workflow / "Snakefile")
+    for folder in ("rules", "scripts", "config", "report", "profiles", "envs"):
+        shutil.copytree(REPO / folder, workflow / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    config = two_source_config(workdir)
+    snakefile = workflow / "Snakefile"
+    snakemake(workdir, MANIFEST, config=config, snakefile=snakefile)
+    with (workflow / "scripts/pack_blocks.py").open("a") as script:
+        script.write("\n# an edit\n")
+    assert planned_jobs(workdir, config, MANIFEST, snakefile=snakefile) == {"build_manifest": 1, "pack_shard": 4}
+    with (workflow / "scripts/corpus.py").open("a") as module:
+        module.write("\n# an edit to a module that the tokenizer jobs import\n")
+    assert planned_jobs(workdir, config, MANIFEST, snakefile=snakefile) == {
+        "build_manifest": 1,
+        "pack_shard": 4,
+        "tokenize_shard": 4,
+        "train_tokenizer": 1,
+    }
 
 
 def test_dry_run_shows_every_job_for_hub_sources_before_any_data_exist(workdir):
