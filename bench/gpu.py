@@ -1,14 +1,16 @@
 """BERT MLM training throughput on one GPU, side by side: our training path against the plain transformers Trainer.
 
-    python bench/gpu.py [--steps 60] [--batch 64] [--seq 512]            # BERT-base, bf16, one CUDA GPU
-    python bench/gpu.py --device cpu --tiny --steps 2 --batch 2 --seq 64  # smoke run (no GPU)
+    python bench/gpu.py [--steps 80] [--warmup 20] [--batch 64] [--seq 512]   # BERT-base, one CUDA GPU
+    python bench/gpu.py --device cpu --tiny --steps 3 --warmup 1 --batch 2 --seq 64   # smoke run (no GPU)
 
-- ours:  BertForMaskedPositions (vocabulary logits on masked positions only), SDPA attention, bf16, fused AdamW,
-         torch.compile, packed blocks (no padding, no attention mask);
+- ours:  the pipeline's own trainer (scripts/trainers.py `build_trainer`, the settings the pipeline passes):
+         BertForMaskedPositions (vocabulary logits on masked positions only), SDPA attention, bf16 and TF32,
+         fused AdamW, torch.compile; packed blocks (no padding, no attention mask);
 - plain: BertForMaskedLM through transformers' Trainer defaults with bf16 (logits on every position).
-Both train on the same random packed blocks with the same masking. Reports samples/s, tokens/s and model FLOPs
-utilisation (the FLOPs of a standard BERT MLM step, whose head covers every position, over the GPU's dense
-bf16 peak: --peak-tflops; an H200's is about 989).
+Both train on the same packed blocks with the same masking. Throughput counts the steps after `--warmup`
+(compilation and the first allocations stay out). Reports samples/s, tokens/s and model FLOPs utilisation:
+the FLOPs of a standard BERT MLM step, whose head covers every position, over the GPU's dense bf16 peak
+(--peak-tflops; an H200's is about 989).
 """
 
 import argparse
@@ -23,10 +25,13 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 
-from transformers import BertConfig, BertForMaskedLM, Trainer, TrainingArguments  # noqa: E402
+import yaml  # noqa: E402
+from torch.utils.data import Subset  # noqa: E402
+from transformers import BertConfig, BertForMaskedLM, Trainer, TrainerCallback, TrainingArguments  # noqa: E402
 
 from masking import mask_tokens  # noqa: E402
 from model import BertForMaskedPositions  # noqa: E402
+from trainers import build_trainer  # noqa: E402
 
 BERT_BASE = {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072}
 TINY = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64}
@@ -48,6 +53,44 @@ class MaskedBlocks:
         return {"input_ids": self.inputs[index], "labels": self.labels[index]}
 
 
+class StepClock(TrainerCallback):
+    """The time at the end of step `warmup` and at the end of the last step (the GPU synchronised)."""
+
+    def __init__(self, warmup: int) -> None:
+        self.warmup, self.times = warmup, {}
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if state.global_step in (self.warmup, state.max_steps):
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            self.times[state.global_step] = time.perf_counter()
+
+
+def pipeline_settings(args) -> dict:
+    """The pipeline's pretrain settings (schema defaults) for this run; no evaluation or checkpoint inside it."""
+    schema = yaml.safe_load((REPO / "config" / "schema.yaml").read_text())
+    properties = schema["properties"]["pretrain"]["properties"]
+    defaults = {key: spec["default"] for key, spec in properties.items() if "default" in spec}
+    never = args.steps + 1
+    return {**defaults, "max_steps": args.steps, "per_device_train_batch_size": args.batch, "warmup_steps": 0,
+            "logging_steps": never, "save_steps": never, "eval_steps": never, "shuffle_seed": 34}  # fmt: skip
+
+
+def trainer_for(name: str, config: BertConfig, data: MaskedBlocks, args) -> Trainer:
+    output_dir = tempfile.mkdtemp()
+    if name == "ours":
+        backend = "cuda" if args.device == "cuda" else "cpu"
+        validation = Subset(data, range(args.batch))  # evaluated once, after the timed steps
+        return build_trainer(backend, pipeline_settings(args), output_dir, BertForMaskedPositions(config), None,
+                             data, validation)  # fmt: skip
+    arguments = TrainingArguments(
+        output_dir=output_dir, max_steps=args.steps, per_device_train_batch_size=args.batch,
+        bf16=args.device == "cuda", use_cpu=args.device == "cpu", report_to=[], disable_tqdm=True,
+        save_strategy="no", logging_strategy="no", dataloader_drop_last=True,
+    )  # fmt: skip
+    return Trainer(model=BertForMaskedLM(config), args=arguments, train_dataset=data)
+
+
 def flops_per_token(config: BertConfig, seq: int) -> float:
     """Training FLOPs per token: 6 x the matmul parameters plus attention (12 x layers x hidden x seq)."""
     hidden, layers = config.hidden_size, config.num_hidden_layers
@@ -55,41 +98,33 @@ def flops_per_token(config: BertConfig, seq: int) -> float:
     return 6 * (layers * per_layer + hidden * config.vocab_size) + 12 * layers * hidden * seq
 
 
-def run(name: str, model, data, args) -> dict:
-    ours = name == "ours"
-    cuda = args.device == "cuda"
-    arguments = TrainingArguments(
-        output_dir=tempfile.mkdtemp(), max_steps=args.steps, per_device_train_batch_size=args.batch,
-        bf16=cuda, use_cpu=not cuda, report_to=[], disable_tqdm=True, save_strategy="no", logging_strategy="no",
-        dataloader_drop_last=True, remove_unused_columns=False, optim="adamw_torch_fused" if ours and cuda else
-        "adamw_torch", torch_compile=ours and cuda,
-    )  # fmt: skip
-    trainer = Trainer(model=model, args=arguments, train_dataset=data)
-    start = time.perf_counter()
+def run(name: str, config: BertConfig, data: MaskedBlocks, args) -> dict:
+    torch.manual_seed(0)
+    trainer = trainer_for(name, config, data, args)
+    clock = StepClock(args.warmup)
+    trainer.add_callback(clock)
     trainer.train()
-    if cuda:
-        torch.cuda.synchronize()
-    seconds = time.perf_counter() - start
-    samples = args.steps * args.batch / seconds
-    return {"samples_per_second": samples, "tokens_per_second": samples * args.seq, "seconds": seconds}
+    seconds = clock.times[args.steps] - clock.times[args.warmup]
+    samples = (args.steps - args.warmup) * args.batch / seconds
+    return {"samples_per_second": samples, "tokens_per_second": samples * args.seq, "timed_seconds": seconds}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--steps", type=int, default=80)
+    parser.add_argument("--warmup", type=int, default=20, help="steps left out of the timing")
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--seq", type=int, default=512)
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--tiny", action="store_true", help="a tiny model instead of BERT-base (smoke runs)")
     parser.add_argument("--peak-tflops", type=float, default=989.0, help="the GPU's dense bf16 peak")
     args = parser.parse_args()
+    if not 0 < args.warmup < args.steps:
+        parser.error("--warmup must be between 0 and --steps")
     config = BertConfig(vocab_size=VOCAB, max_position_embeddings=max(args.seq, 512), **(TINY if args.tiny else
                         BERT_BASE), attn_implementation="sdpa")  # fmt: skip
     data = MaskedBlocks(args.steps * args.batch, args.seq)
-    results = {}
-    for name, model_class in (("plain", BertForMaskedLM), ("ours", BertForMaskedPositions)):
-        torch.manual_seed(0)
-        results[name] = run(name, model_class(config), data, args)
+    results = {name: run(name, config, data, args) for name in ("plain", "ours")}
     per_token = flops_per_token(config, args.seq)
     for result in results.values():
         result["mfu"] = result["tokens_per_second"] * per_token / (args.peak_tflops * 1e12)

@@ -38,6 +38,12 @@ def common_arguments(settings: dict, output_dir: str) -> dict:
     }
 
 
+def cuda_arguments(settings: dict, capability: tuple[int, int]) -> dict:
+    """The CUDA path's speed settings: bf16 and TF32 from Ampere on, fused AdamW, and torch.compile if set."""
+    ampere = capability[0] >= 8
+    return {"bf16": ampere, "tf32": ampere, "optim": "adamw_torch_fused", "torch_compile": settings["torch_compile"]}
+
+
 def build_trainer(backend: str, settings: dict, output_dir: str, model, collator, train, validation, on_device=True):
     """The trainer for `backend`. `on_device=False` runs the HPU path's classes on the CPU (for tests)."""
     arguments = common_arguments(settings, output_dir)
@@ -64,8 +70,7 @@ def build_trainer(backend: str, settings: dict, output_dir: str, model, collator
     from transformers import Trainer, TrainingArguments
 
     if backend == "cuda":
-        ampere = torch.cuda.get_device_capability()[0] >= 8  # bf16 and TF32 from Ampere on
-        args = TrainingArguments(**arguments, bf16=ampere, tf32=ampere)
+        args = TrainingArguments(**arguments, **cuda_arguments(settings, torch.cuda.get_device_capability()))
     else:
         args = TrainingArguments(**arguments, use_cpu=True)
     return Trainer(model=model, args=args, data_collator=collator, train_dataset=train, eval_dataset=validation)
