@@ -25,10 +25,10 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 
-import yaml  # noqa: E402
 from torch.utils.data import Subset  # noqa: E402
 from transformers import BertConfig, BertForMaskedLM, Trainer, TrainerCallback, TrainingArguments  # noqa: E402
 
+from config_defaults import schema_defaults  # noqa: E402
 from masking import mask_tokens  # noqa: E402
 from model import BertForMaskedPositions  # noqa: E402
 from trainers import build_trainer  # noqa: E402
@@ -68,12 +68,10 @@ class StepClock(TrainerCallback):
 
 def pipeline_settings(args) -> dict:
     """The pipeline's pretrain settings (schema defaults) for this run; no evaluation or checkpoint inside it."""
-    schema = yaml.safe_load((REPO / "config" / "schema.yaml").read_text())
-    properties = schema["properties"]["pretrain"]["properties"]
-    defaults = {key: spec["default"] for key, spec in properties.items() if "default" in spec}
     never = args.steps + 1
-    return {**defaults, "max_steps": args.steps, "per_device_train_batch_size": args.batch, "warmup_steps": 0,
-            "logging_steps": never, "save_steps": never, "eval_steps": never, "shuffle_seed": 34}  # fmt: skip
+    return {**schema_defaults("pretrain"), "max_steps": args.steps, "per_device_train_batch_size": args.batch,
+            "warmup_steps": 0, "logging_steps": never, "save_steps": never, "eval_steps": never,
+            "shuffle_seed": 34}  # fmt: skip
 
 
 def trainer_for(name: str, config: BertConfig, data: MaskedBlocks, args) -> Trainer:

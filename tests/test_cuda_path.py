@@ -8,15 +8,15 @@ import torch
 from transformers import AutoModelForMaskedLM, AutoTokenizer, TrainingArguments
 
 from blocks import BlockDataset
+from config_defaults import schema_defaults
 from masking import BlockCollator
 from model import BertForMaskedPositions, bert_config, save_as_bert
 from trainers import common_arguments, cuda_arguments
 
 SETTINGS = {
-    "max_steps": 4, "per_device_train_batch_size": 4, "per_device_eval_batch_size": 4,
-    "gradient_accumulation_steps": 1, "learning_rate": 0.005, "warmup_steps": 0, "weight_decay": 0.01,
-    "max_grad_norm": 1.0, "logging_steps": 1, "save_steps": 100, "save_total_limit": 1, "eval_steps": 100,
-    "seed": 42, "shuffle_seed": 34, "dataloader_num_workers": 0, "torch_compile": True,
+    **schema_defaults("pretrain"), "max_steps": 4, "per_device_train_batch_size": 4, "per_device_eval_batch_size": 4,
+    "learning_rate": 0.005, "warmup_steps": 0, "logging_steps": 1, "save_steps": 100, "save_total_limit": 1,
+    "eval_steps": 100, "dataloader_num_workers": 0, "shuffle_seed": 34,
 }  # fmt: skip
 
 

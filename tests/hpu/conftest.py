@@ -8,7 +8,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -30,13 +29,7 @@ for _path in (STANDINS, REPO / "scripts", REPO / "tests"):
         sys.path.insert(0, str(_path))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-
-def schema_defaults(section: str) -> dict:
-    """The defaults of a config section, as the workflow's schema validation fills them in."""
-    schema = yaml.safe_load((REPO / "config" / "schema.yaml").read_text())
-    properties = schema["properties"][section]["properties"]
-    return {key: spec["default"] for key, spec in properties.items() if "default" in spec}
-
+from config_defaults import schema_defaults  # noqa: E402
 
 SOURCE = {"name": "texts", "type": "files", "paths": ["corpus/*.txt"], "format": "text", "text_column": "text"}
 CLEAN = {**schema_defaults("clean"), "min_chars": 10}
