@@ -22,9 +22,9 @@ def rows(manifest: dict, training: dict, evaluation: dict) -> dict[str, list[tup
             ("documents kept / read", f"{totals['docs']:,} / {totals['docs_read']:,}"),
             ("tokens", f"{totals['tokens']:,} ({totals['kept_token_fraction']:.3%} in blocks)"),
             (
-                "blocks of {}: training / validation".format(manifest["block_size"]),
+                f"blocks of {manifest['block_size']}: training / validation",
                 f"{split['train_blocks']:,} / {split['validation_blocks']:,}",
-            ),  # fmt: skip
+            ),
             ("vocabulary", f"{manifest['vocab_size']:,}"),
         ],
         "Pretraining": [
@@ -35,7 +35,7 @@ def rows(manifest: dict, training: dict, evaluation: dict) -> dict[str, list[tup
                 "throughput",
                 f"{training['train_samples_per_second']:,.1f} samples/s, "
                 f"{training['train_tokens_per_second']:,.0f} tokens/s",
-            ),  # fmt: skip
+            ),
             ("training loss, first / last logged", f"{training['initial_loss']:.3f} / {training['final_loss']:.3f}"),
             ("resumed from", training["resumed_from"] or "-"),
         ],
@@ -46,7 +46,7 @@ def rows(manifest: dict, training: dict, evaluation: dict) -> dict[str, list[tup
             (
                 "chance, most frequent token",
                 f"{evaluation['chance_accuracy']:.4%}, {evaluation['most_frequent_token_accuracy']:.2%}",
-            ),  # fmt: skip
+            ),
         ],
     }
 
