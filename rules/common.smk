@@ -1,4 +1,5 @@
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -6,6 +7,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 SCRIPTS = Path(workflow.basedir) / "scripts"
+GAUDI_CONFIG = os.path.relpath(Path(workflow.basedir) / "config" / "gaudi_config.json")
 sys.path.insert(0, str(SCRIPTS))
 
 from code_digest import code_digest
@@ -18,7 +20,20 @@ wildcard_constraints:
     shard=r"shard-\d{5}",
 
 
+def non_finite(value, key=""):
+    """The keys (dotted, [i] for list items) of every number in `value` that is infinite or NaN."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [key]
+    if isinstance(value, dict):
+        return [found for name, item in value.items() for found in non_finite(item, f"{key}.{name}".lstrip("."))]
+    if isinstance(value, list):
+        return [found for index, item in enumerate(value) for found in non_finite(item, f"{key}[{index}]")]
+    return []
+
+
 def check_config():
+    for key in non_finite(config):
+        raise WorkflowError(f"config {key}: a finite number is needed")
     names = [source["name"] for source in config["sources"]]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
@@ -88,6 +103,11 @@ def config_json(section):
         return json.dumps(config[section], sort_keys=True)
 
     return as_json
+
+
+def masking_json(wildcards):
+    """Training's masking settings, which evaluation masks with too."""
+    return json.dumps({key: config["pretrain"][key] for key in ("mlm_probability", "max_predictions")})
 
 
 def training_backend(wildcards, resources):

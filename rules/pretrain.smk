@@ -3,6 +3,7 @@ rule pretrain:
         manifest="results/dataset/manifest.json",
         tokenizer="results/tokenizer",
         blocks=corpus_shards("results/blocks/{source}/{shard}.arrow"),
+        gaudi_config=GAUDI_CONFIG,
     output:
         directory("results/model"),
     log:
@@ -26,7 +27,8 @@ rule pretrain:
     shell:
         "{params.launch} {params.script} --backend {params.backend} --manifest {input.manifest}"
         " --tokenizer {input.tokenizer} --model {params.model:q} --settings {params.settings:q}"
-        " --checkpoints {params.checkpoints} --threads {threads} --out {output} > {log} 2>&1"
+        " --checkpoints {params.checkpoints} --gaudi-config {input.gaudi_config:q} --threads {threads} --out {output}"
+        " > {log} 2>&1"
 
 
 rule evaluate:
@@ -44,7 +46,7 @@ rule evaluate:
         script=script("evaluate_model.py"),
         code=code("evaluate_model.py"),
         settings=config_json("evaluate"),
-        mlm_probability=config["pretrain"]["mlm_probability"],
+        masking=masking_json,
     shell:
         "python {params.script} --model {input.model} --manifest {input.manifest} --settings {params.settings:q}"
-        " --mlm-probability {params.mlm_probability} --out {output} > {log} 2>&1"
+        " --masking {params.masking:q} --out {output} > {log} 2>&1"

@@ -1,10 +1,12 @@
-"""The packed blocks of the manifest as a map-style dataset: memory-mapped uint16 rows, train or validation."""
+"""The packed blocks of the manifest as a map-style dataset (memory-mapped uint16 rows, train or validation) and
+the training order: a permutation of the train blocks that is a pure function of (shuffle seed, epoch)."""
 
 import json
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+from torch.utils.data import Sampler
 
 
 def read_manifest(path: str) -> dict:
@@ -31,7 +33,9 @@ def split_indices(manifest: dict, split: str) -> np.ndarray:
 
 
 class BlockDataset:
-    """Blocks of one split; item i is a uint16 row of `block_size` token ids (no copy until batching)."""
+    """Blocks of one split. Item `i` (or `(epoch, i)`, as EpochSampler yields) is {"ids": a uint16 row of
+    `block_size` token ids (no copy until batching), "block": its global block number, "epoch": epoch (0 for
+    a plain index)}: what the collator needs to mask it as a pure function of the block and the epoch."""
 
     def __init__(self, manifest_path: str, split: str, limit: int | None = None) -> None:
         manifest = read_manifest(manifest_path)
@@ -47,7 +51,28 @@ class BlockDataset:
     def __len__(self) -> int:
         return len(self.indices)
 
-    def __getitem__(self, index: int) -> np.ndarray:
-        block = self.indices[index]
+    def __getitem__(self, key: int | tuple[int, int]) -> dict:
+        epoch, index = key if isinstance(key, tuple) else (0, key)
+        block = int(self.indices[index])
         view = int(np.searchsorted(self.view_starts, block, side="right")) - 1
-        return self.views[view][block - self.view_starts[view]]
+        return {"ids": self.views[view][block - self.view_starts[view]], "block": block, "epoch": epoch}
+
+
+class EpochSampler(Sampler):
+    """Yields (epoch, index) for every index of a dataset of `size` items, in an order drawn from (seed, epoch)
+    alone; the trainer calls `set_epoch` at the start of each epoch."""
+
+    def __init__(self, size: int, seed: int) -> None:
+        self.size = size
+        self.seed = seed
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self):
+        order = np.random.default_rng([self.seed, self.epoch]).permutation(self.size)
+        return ((self.epoch, int(index)) for index in order)

@@ -1,7 +1,6 @@
 """Describe the packed data set in results/dataset/manifest.json: the one file training reads."""
 
 import argparse
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -10,17 +9,11 @@ import numpy as np
 import pyarrow as pa
 
 from atomic import atomic_path
+from checksum import sha256
 from dedup import duplicate_rows, shard_key
+from errors import DataError, run_cli
 
 CLEANING_COUNTS = ("docs_read", "docs_null_or_empty", "docs_too_short", "chars_read", "chars")
-
-
-def sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def count_tokens(tokens_path: str) -> tuple[int, int, int]:
@@ -84,6 +77,15 @@ def build_manifest(
     totals["kept_token_fraction"] = 1 - totals["dropped_tokens"] / max(totals["tokens"], 1)
     validation = validation_ranges([shard["blocks"] for shard in shards], data["validation_fraction"], data["seed"])
     validation_blocks = sum(run["stop"] - run["start"] for run in validation)
+    largest = max(shard["blocks"] for shard in shards)
+    if largest == 0:
+        raise DataError(f"no shard holds a whole block of data.block_size ({data['block_size']}) tokens")
+    if validation_blocks == 0:
+        raise DataError(
+            f"config data.validation_fraction ({data['validation_fraction']}) gives no validation blocks: "
+            f"round(blocks x fraction) is 0 in every shard (the largest has {largest} blocks); training evaluates "
+            f"on them, so raise it to at least {1 / largest:.3g}"
+        )
     return {
         "block_size": data["block_size"],
         "vocab_size": vocab_sizes.pop(),
@@ -118,4 +120,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_cli(main)

@@ -1,6 +1,7 @@
 """Evaluate a pretrained model on the held-out blocks: MLM loss, perplexity and masked-token accuracy.
 
-Masking uses its own seeded generator, so two evaluations of one model mask the same tokens and agree.
+Masking is training's (k positions per block, a pure function of the seed and the block), with the evaluation's
+own seed: two evaluations of one model mask the same tokens and agree, and the loss measures what training's does.
 """
 
 import argparse
@@ -14,25 +15,29 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 from atomic import atomic_path
 from blocks import BlockDataset
 from errors import DataError, run_cli
-from masking import BlockCollator
+from masking import IGNORED, BlockCollator, predictions_per_block
+from model import masked_logits
 
 
 @torch.no_grad()
-def evaluate(model_dir: str, manifest: str, settings: dict, probability: float) -> dict:
+def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict) -> dict:
+    """`masking`: training's `mlm_probability` and `max_predictions`."""
     device = "cuda" if torch.cuda.is_available() else "cpu"
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForMaskedLM.from_pretrained(model_dir).to(device).eval()
     blocks = BlockDataset(manifest, "validation", limit=settings["max_blocks"])
-    collator = BlockCollator(tokenizer, probability, torch.Generator().manual_seed(settings["seed"]))
+    k = predictions_per_block(blocks.block_size, masking["mlm_probability"], masking["max_predictions"])
+    collator = BlockCollator(tokenizer, k, settings["seed"])
     loss_sum, correct, asked = 0.0, 0, 0
     label_counts = torch.zeros(len(tokenizer), dtype=torch.long)
     for start in range(0, len(blocks), settings["batch_size"]):
         batch = collator([blocks[index] for index in range(start, min(start + settings["batch_size"], len(blocks)))])
-        labels = batch["labels"]
-        logits = model(input_ids=batch["input_ids"].to(device)).logits.float().cpu()
-        chosen = labels != -100
-        loss_sum += F.cross_entropy(logits[chosen], labels[chosen], reduction="sum").item()
-        correct += int((logits[chosen].argmax(-1) == labels[chosen]).sum())
+        inputs, positions = batch["input_ids"].to(device), batch["masked_positions"].to(device)
+        logits = masked_logits(model, inputs, positions).float().cpu().flatten(0, 1)
+        labels = batch["labels"].flatten()
+        chosen = labels != IGNORED
+        loss_sum += F.cross_entropy(logits, labels, ignore_index=IGNORED, reduction="sum").item()
+        correct += int(((logits.argmax(-1) == labels) & chosen).sum())
         asked += int(chosen.sum())
         label_counts += torch.bincount(labels[chosen], minlength=len(tokenizer))
     if asked == 0:
@@ -47,6 +52,7 @@ def evaluate(model_dir: str, manifest: str, settings: dict, probability: float) 
         "chance_accuracy": 1 / len(tokenizer),
         "most_frequent_token_accuracy": int(label_counts.max()) / asked,
         "masking_seed": settings["seed"],
+        "predictions_per_block": k,
     }
 
 
@@ -55,10 +61,10 @@ def main() -> None:
     parser.add_argument("--model", required=True)
     parser.add_argument("--manifest", required=True)
     parser.add_argument("--settings", required=True, help="the `evaluate` config, as JSON")
-    parser.add_argument("--mlm-probability", type=float, required=True)
+    parser.add_argument("--masking", required=True, help="training's mlm_probability and max_predictions, as JSON")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    metrics = evaluate(args.model, args.manifest, json.loads(args.settings), args.mlm_probability)
+    metrics = evaluate(args.model, args.manifest, json.loads(args.settings), json.loads(args.masking))
     with atomic_path(args.out) as tmp:
         tmp.write_text(json.dumps(metrics, indent=1) + "\n")
     print(json.dumps(metrics))

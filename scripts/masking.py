@@ -1,45 +1,73 @@
-"""Masked language modelling inputs from packed blocks: BERT's 80/10/10 masking, vectorised in torch."""
+"""Masked language modelling inputs from packed blocks, with static shapes and no random-number history.
+
+Every block predicts exactly `k` positions (BERT's `max_predictions_per_seq`), chosen among its non-special
+tokens, with 80/10/10 replacement. A block's mask is a pure function of (seed, epoch, block number): the same
+block masks the same way whatever the batch, the worker or the point where a run was resumed.
+"""
 
 import numpy as np
 import torch
 
+IGNORED = -100  # the label of a padding prediction slot (a block with fewer than k maskable tokens)
 
-def mask_tokens(
-    ids: torch.Tensor,
-    probability: float,
-    special_ids: torch.Tensor,
+
+def predictions_per_block(block_size: int, probability: float, max_predictions: int | None) -> int:
+    """k = min(max_predictions, round(probability * block_size)), at least 1 (as BERT's create_pretraining_data)."""
+    k = max(1, round(probability * block_size))
+    return k if max_predictions is None else min(k, max_predictions)
+
+
+def mask_blocks(
+    ids: np.ndarray,
+    keys: list[tuple[int, int, int]],
+    k: int,
+    special_ids: np.ndarray,
     mask_id: int,
     vocab_size: int,
-    generator: torch.Generator | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Choose `probability` of the non-special tokens; of those 80% -> [MASK], 10% -> random, 10% kept.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mask a (batch, block_size) array of token ids; `keys` holds each block's (seed, epoch, block number).
 
-    Returns (inputs, labels) with labels -100 where no prediction is asked.
+    Returns (inputs, positions, labels): positions (batch, k) ascending, labels the original ids there
+    (IGNORED in slots beyond a block's maskable tokens, whose position then holds an unchanged token).
     """
-    chosen = torch.rand(ids.shape, generator=generator) < probability
-    chosen &= ~torch.isin(ids, special_ids)
-    labels = torch.where(chosen, ids, torch.full_like(ids, -100))
-    roll = torch.rand(ids.shape, generator=generator)
-    random_ids = torch.randint(vocab_size, ids.shape, generator=generator)
-    inputs = torch.where(chosen & (roll < 0.8), torch.full_like(ids, mask_id), ids)
-    inputs = torch.where(chosen & (roll >= 0.8) & (roll < 0.9), random_ids, inputs)
-    return inputs, labels
+    batch, length = ids.shape
+    scores = np.empty((batch, length))
+    rolls = np.empty((batch, k))
+    random_ids = np.empty((batch, k), dtype=np.int64)
+    for row, key in enumerate(keys):
+        generator = np.random.default_rng([int(part) for part in key])
+        scores[row] = generator.random(length)
+        rolls[row] = generator.random(k)
+        random_ids[row] = generator.integers(vocab_size, size=k)
+    special = np.isin(ids, special_ids)
+    scores[special] = 2.0  # after every maskable token (scores are below 1)
+    positions = np.sort(np.argsort(scores, axis=1, kind="stable")[:, :k], axis=1)
+    original = np.take_along_axis(ids, positions, axis=1).astype(np.int64)
+    asked = ~np.take_along_axis(special, positions, axis=1)
+    replacement = np.where(rolls < 0.8, mask_id, np.where(rolls < 0.9, random_ids, original))
+    inputs = ids.astype(np.int64)
+    np.put_along_axis(inputs, positions, np.where(asked, replacement, original), axis=1)
+    return inputs, positions, np.where(asked, original, IGNORED)
 
 
 class BlockCollator:
-    """Stack uint16 blocks into an int64 batch and mask it. Every position is a real token, so the
-    attention mask (all ones) and token type ids (all zeros) are the model's defaults and not passed."""
+    """Stack blocks (items of a BlockDataset) into an int64 batch and mask it: `input_ids` (batch, block_size),
+    `masked_positions` and `labels` (batch, k). Every position is a real token, so the attention mask (all ones)
+    and token type ids (all zeros) are the model's defaults and not passed."""
 
-    def __init__(self, tokenizer, probability: float, generator: torch.Generator | None = None) -> None:
-        self.probability = probability
-        self.special_ids = torch.tensor(sorted(tokenizer.all_special_ids))
+    def __init__(self, tokenizer, k: int, seed: int) -> None:
+        self.k = k
+        self.seed = seed
+        self.special_ids = np.array(sorted(tokenizer.all_special_ids))
         self.mask_id = tokenizer.mask_token_id
         self.vocab_size = len(tokenizer)
-        self.generator = generator
 
-    def __call__(self, blocks: list[np.ndarray]) -> dict[str, torch.Tensor]:
-        ids = torch.from_numpy(np.stack(blocks).astype(np.int64))
-        inputs, labels = mask_tokens(
-            ids, self.probability, self.special_ids, self.mask_id, self.vocab_size, self.generator
-        )
-        return {"input_ids": inputs, "labels": labels}
+    def __call__(self, items: list[dict]) -> dict[str, torch.Tensor]:
+        ids = np.stack([item["ids"] for item in items])
+        keys = [(self.seed, item["epoch"], item["block"]) for item in items]
+        inputs, positions, labels = mask_blocks(ids, keys, self.k, self.special_ids, self.mask_id, self.vocab_size)
+        return {
+            "input_ids": torch.from_numpy(inputs),
+            "masked_positions": torch.from_numpy(positions),
+            "labels": torch.from_numpy(labels),
+        }

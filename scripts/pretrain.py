@@ -1,31 +1,40 @@
-"""Pretrain BERT with masked language modelling on the manifest's blocks; resume from a matching checkpoint."""
+"""Pretrain BERT with masked language modelling on the manifest's blocks: check the data before the first step,
+resume from a matching checkpoint, log one progress line per logging step."""
 
 import argparse
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 
 import torch
 from transformers import AutoTokenizer, BertConfig, set_seed
+from transformers.utils.logging import disable_progress_bar
 
 from atomic import atomic_path
 from blocks import BlockDataset, read_manifest
 from checkpoints import resume_point, run_directory
-from masking import BlockCollator
+from errors import run_cli
+from masking import BlockCollator, predictions_per_block
 from model import BertForMaskedPositions, bert_config, save_as_bert
-from trainers import build_trainer
+from preflight import check_splits, check_vocabulary, verify_blocks
+from trainers import GAUDI_CONFIG, build_trainer
 
-RESULT_SETTINGS = (
-    "max_steps",
-    "per_device_train_batch_size",
-    "gradient_accumulation_steps",
-    "learning_rate",
-    "warmup_steps",
-    "weight_decay",
-    "max_grad_norm",
-    "mlm_probability",
-    "seed",
+# The `pretrain` settings that cannot change the trained weights; every other setting is in the fingerprint, so
+# a new setting shapes it unless it is named here (tests/test_fingerprint.py classifies every schema key).
+NEUTRAL_SETTINGS = frozenset(
+    {
+        "backend",  # the resolved backend is fingerprinted instead
+        "logging_steps",
+        "save_steps",
+        "save_total_limit",
+        "eval_steps",
+        "eval_blocks",
+        "per_device_eval_batch_size",
+        "dataloader_num_workers",
+        "throughput_warmup_steps",
+    }
 )
 
 
@@ -35,14 +44,39 @@ def resolve_backend(backend: str) -> str:
     return backend
 
 
-def fingerprint_inputs(manifest_path: str, model: BertConfig, settings: dict, world_size: int) -> dict:
-    """Everything that changes what training produces: data, model shape, result-shaping settings, world size."""
+def fingerprint_inputs(
+    manifest_path: str, model: BertConfig, settings: dict, world_size: int, backend: str, gaudi_config: str
+) -> dict:
+    """Everything that can change what training produces: the data, the model, every setting but the neutral
+    ones, the world size, the backend and the Gaudi config."""
     return {
         "manifest_sha256": hashlib.sha256(Path(manifest_path).read_bytes()).hexdigest(),
         "model": model.to_diff_dict(),
-        "training": {key: settings[key] for key in RESULT_SETTINGS},
+        "training": {key: value for key, value in settings.items() if key not in NEUTRAL_SETTINGS},
         "world_size": world_size,
+        "backend": backend,
+        "gaudi_config": json.loads(Path(gaudi_config).read_text()),
     }
+
+
+def preflight(manifest_path: str, manifest: dict, vocab_size: int, train, validation, batch: int) -> None:
+    """Fail before the first step: vocabulary, splits, and this process's share of the block files."""
+    started = time.monotonic()
+    check_vocabulary(manifest_path, manifest, vocab_size)
+    check_splits(manifest_path, manifest, len(train), len(validation), batch)
+    checked = verify_blocks(manifest_path, manifest, vocab_size, process_rank(), process_count())
+    print(
+        f"verified {checked / 1e6:.1f} MB of blocks against the manifest's SHA-256 and the vocabulary "
+        f"in {time.monotonic() - started:.1f} s"
+    )
+
+
+def process_count() -> int:
+    return int(os.environ.get("WORLD_SIZE") or os.environ.get("OMPI_COMM_WORLD_SIZE") or 1)
+
+
+def process_rank() -> int:
+    return int(os.environ.get("RANK") or os.environ.get("OMPI_COMM_WORLD_RANK") or 0)
 
 
 def summary(trainer, result, block_size: int, backend: str, resumed_from: str | None) -> dict:
@@ -76,26 +110,30 @@ def pretrain(
     checkpoints: str,
     out: str,
     on_device: bool = True,
+    gaudi_config: str = str(GAUDI_CONFIG),
 ) -> dict:
     backend = resolve_backend(backend)
-    world_size = int(os.environ.get("WORLD_SIZE") or os.environ.get("OMPI_COMM_WORLD_SIZE") or 1)
+    world_size = process_count()
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    data = read_manifest(manifest)
+    train = BlockDataset(manifest, "train")
+    validation = BlockDataset(manifest, "validation", limit=settings["eval_blocks"])
+    preflight(manifest, data, len(tokenizer), train, validation, settings["per_device_train_batch_size"] * world_size)
     config = bert_config(model_settings, tokenizer)
-    settings = {**settings, "shuffle_seed": read_manifest(manifest)["shuffle_seed"]}
-    inputs = fingerprint_inputs(manifest, config, settings, world_size)
+    settings = {**settings, "shuffle_seed": data["shuffle_seed"]}
+    inputs = fingerprint_inputs(manifest, config, settings, world_size, backend, gaudi_config)
     folder = run_directory(checkpoints, inputs)
     resume = resume_point(checkpoints, inputs, print)
     set_seed(settings["seed"])
     model = BertForMaskedPositions(config)
-    train = BlockDataset(manifest, "train")
-    validation = BlockDataset(manifest, "validation", limit=settings["eval_blocks"])
     if len(validation) < settings["per_device_eval_batch_size"]:
         print(
             f"evaluating in batches of {len(validation)}: only {len(validation)} validation blocks (last batches drop)"
         )
         settings["per_device_eval_batch_size"] = max(len(validation), 1)
-    collator = BlockCollator(tokenizer, settings["mlm_probability"])
-    trainer = build_trainer(backend, settings, str(folder), model, collator, train, validation, on_device)
+    k = predictions_per_block(train.block_size, settings["mlm_probability"], settings["max_predictions"])
+    collator = BlockCollator(tokenizer, k, settings["seed"])
+    trainer = build_trainer(backend, settings, str(folder), model, collator, train, validation, on_device, gaudi_config)
     result = trainer.train(resume_from_checkpoint=resume)
     metrics = summary(trainer, result, train.block_size, backend, resume)
     if trainer.is_world_process_zero():
@@ -116,8 +154,10 @@ def main() -> None:
     parser.add_argument("--backend", choices=["auto", "cpu", "cuda", "hpu"], default="auto")
     parser.add_argument("--checkpoints", required=True, help="checkpoint folder, outside the rule's outputs")
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for torch (0: torch's default)")
+    parser.add_argument("--gaudi-config", default=str(GAUDI_CONFIG), help="the GaudiConfig JSON file")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
+    disable_progress_bar()  # the log holds one line per logging step (progress.py), not progress bars
     if args.threads:
         torch.set_num_threads(args.threads)
     metrics = pretrain(
@@ -128,9 +168,10 @@ def main() -> None:
         args.backend,
         args.checkpoints,
         args.out,
+        gaudi_config=args.gaudi_config,
     )
     print(json.dumps(metrics))
 
 
 if __name__ == "__main__":
-    main()
+    run_cli(main)

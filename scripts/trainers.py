@@ -1,10 +1,24 @@
-"""One training setup, three backends: transformers' Trainer on CPU or CUDA, optimum-habana's GaudiTrainer on HPU."""
+"""One training setup, three backends: transformers' Trainer on CPU or CUDA, optimum-habana's GaudiTrainer on HPU.
+
+Each trainer trains in EpochSampler's order (a pure function of the shuffle seed and the epoch) and logs its
+progress as one line per logging step."""
 
 from pathlib import Path
 
 import torch
+from transformers import PrinterCallback
+
+from blocks import EpochSampler
+from progress import ProgressLog
 
 GAUDI_CONFIG = Path(__file__).resolve().parents[1] / "config" / "gaudi_config.json"
+
+
+class EpochOrder:
+    """A trainer mixin: the training order comes from EpochSampler, not from the trainer's random sampler."""
+
+    def _get_train_sampler(self, *args, **kwargs):  # the signature differs between transformers 4.51 and 5
+        return EpochSampler(len(self.train_dataset), self.args.data_seed)
 
 
 def common_arguments(settings: dict, output_dir: str) -> dict:
@@ -44,7 +58,24 @@ def cuda_arguments(settings: dict, capability: tuple[int, int]) -> dict:
     return {"bf16": ampere, "tf32": ampere, "optim": "adamw_torch_fused", "torch_compile": settings["torch_compile"]}
 
 
-def build_trainer(backend: str, settings: dict, output_dir: str, model, collator, train, validation, on_device=True):
+def _with_progress(trainer):
+    trainer.remove_callback(PrinterCallback)
+    args = trainer.args
+    trainer.add_callback(ProgressLog(args.train_batch_size * args.gradient_accumulation_steps * args.world_size))
+    return trainer
+
+
+def build_trainer(
+    backend: str,
+    settings: dict,
+    output_dir: str,
+    model,
+    collator,
+    train,
+    validation,
+    on_device=True,
+    gaudi_config: str | Path = GAUDI_CONFIG,
+):
     """The trainer for `backend`. `on_device=False` runs the HPU path's classes on the CPU (for tests)."""
     arguments = common_arguments(settings, output_dir)
     if backend == "hpu":
@@ -55,17 +86,20 @@ def build_trainer(backend: str, settings: dict, output_dir: str, model, collator
             use_habana=on_device,
             use_lazy_mode=on_device,
             use_cpu=not on_device,
-            gaudi_config_name=str(GAUDI_CONFIG) if on_device else None,
+            gaudi_config_name=str(gaudi_config) if on_device else None,
             throughput_warmup_steps=settings["throughput_warmup_steps"],
             bf16=on_device,
         )
-        return GaudiTrainer(
-            model=model,
-            gaudi_config=GaudiConfig.from_pretrained(str(GAUDI_CONFIG)),
-            args=args,
-            data_collator=collator,
-            train_dataset=train,
-            eval_dataset=validation,
+        trainer_class = type("BlockGaudiTrainer", (EpochOrder, GaudiTrainer), {})
+        return _with_progress(
+            trainer_class(
+                model=model,
+                gaudi_config=GaudiConfig.from_pretrained(str(gaudi_config)),
+                args=args,
+                data_collator=collator,
+                train_dataset=train,
+                eval_dataset=validation,
+            )
         )
     from transformers import Trainer, TrainingArguments
 
@@ -73,4 +107,7 @@ def build_trainer(backend: str, settings: dict, output_dir: str, model, collator
         args = TrainingArguments(**arguments, **cuda_arguments(settings, torch.cuda.get_device_capability()))
     else:
         args = TrainingArguments(**arguments, use_cpu=True)
-    return Trainer(model=model, args=args, data_collator=collator, train_dataset=train, eval_dataset=validation)
+    trainer_class = type("BlockTrainer", (EpochOrder, Trainer), {})
+    return _with_progress(
+        trainer_class(model=model, args=args, data_collator=collator, train_dataset=train, eval_dataset=validation)
+    )

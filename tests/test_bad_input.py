@@ -373,3 +373,40 @@ def test_invalid_re2_strip_pattern_names_the_key_and_the_pattern(workdir, patter
     clean = {**CLEAN, "strip_patterns": [r"\[applause\]", pattern]}
     done = ingest(workdir, files_source("jsonl"), "corpus/notes.jsonl", clean=clean)
     assert_cli_refused(done, workdir, "clean.strip_patterns", "invalid RE2 pattern", repr(pattern))
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "key"),
+    [
+        (("pretrain", "weight_decay"), float("inf"), "pretrain.weight_decay"),
+        (("pretrain", "mlm_probability"), float("nan"), "pretrain.mlm_probability"),
+        (("pretrain", "max_grad_norm"), float("inf"), "pretrain.max_grad_norm"),
+        (("model", "hidden_dropout_prob"), float("nan"), "model.hidden_dropout_prob"),
+        (("sources", 0, "shard_mb"), float("inf"), "sources[0].shard_mb"),
+    ],
+)
+def test_non_finite_number_is_refused_before_any_job_naming_the_key(workdir, path, value, key):
+    config = notes_config(workdir, model={}, pretrain={})
+    parent = config
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = value
+    done = snakemake(workdir, "-n", config=config, check=False)
+    assert_workflow_refused(done, workdir, f"config {key}: a finite number is needed")
+    assert not (workdir / "results").exists()
+
+
+def test_validation_fraction_zero_is_refused_when_the_workflow_is_read(workdir):
+    config = notes_config(workdir, data={"validation_fraction": 0})
+    done = snakemake(workdir, "-n", config=config, check=False)
+    assert_workflow_refused(done, workdir, "validation_fraction", "less than or equal to the minimum of 0")
+    assert not (workdir / "results").exists()
+
+
+def test_validation_fraction_that_rounds_to_no_block_fails_the_manifest_job_naming_the_key(workdir):
+    config = notes_config(workdir, data={"validation_fraction": 0.001})
+    done = snakemake(workdir, "results/dataset/manifest.json", config=config, check=False)
+    assert_workflow_refused(done, workdir)
+    log = (workdir / "logs/build_manifest.log").read_text()
+    assert "config data.validation_fraction (0.001) gives no validation blocks" in log, log
+    assert "raise it to at least" in log and "Traceback" not in log

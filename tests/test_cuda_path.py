@@ -40,7 +40,7 @@ def test_our_model_trains_compiled_with_fused_adamw_and_saves_as_plain_bert(trai
     trainer = Trainer(
         model=model,
         args=TrainingArguments(**arguments, use_cpu=True),
-        data_collator=BlockCollator(tokenizer, 0.15),
+        data_collator=BlockCollator(tokenizer, 2, seed=42),
         train_dataset=BlockDataset(manifest, "train"),
         eval_dataset=BlockDataset(manifest, "validation"),
     )

@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -44,7 +45,8 @@ def test_evaluation_beats_chance_and_is_repeatable(trained):
     assert metrics["mlm_loss"] < math.log(1 / metrics["chance_accuracy"]) - 0.5
     assert 0 <= metrics["masked_token_accuracy"] <= 1
     settings = {"batch_size": 8, "seed": 1234, "max_blocks": None}
-    again = evaluate(str(trained / "results/model"), str(trained / "results/dataset/manifest.json"), settings, 0.15)
+    masking = {"mlm_probability": 0.15, "max_predictions": None}
+    again = evaluate(str(trained / "results/model"), str(trained / "results/dataset/manifest.json"), settings, masking)
     assert again == metrics
 
 
@@ -66,41 +68,68 @@ def wait_for_checkpoint(workdir, process):
     raise AssertionError("training ended before writing a checkpoint")
 
 
-def test_interrupted_training_resumes_from_its_checkpoint_and_not_from_other_settings(workdir):
-    config = training_config(workdir, pretrain={"max_steps": 1000, "save_steps": 50, "logging_steps": 50})
-    snakemake(workdir, "results/dataset/manifest.json", config=config)
+RESUMABLE = {"max_steps": 400, "save_steps": 50, "logging_steps": 25, "eval_steps": 100}
+TIMINGS = {"train_runtime", "train_samples_per_second", "train_steps_per_second", "eval_runtime"}
+TIMINGS |= {"eval_samples_per_second", "eval_steps_per_second"}
+
+
+def history_without_timings(workdir) -> list[dict]:
+    """The log history but for timings and `train_loss`, the mean loss of the steps this process ran."""
+    history = json.loads((workdir / "results/model/log_history.json").read_text())
+    return [{key: value for key, value in entry.items() if key not in TIMINGS | {"train_loss"}} for entry in history]
+
+
+def test_a_killed_run_resumed_by_snakemake_ends_bit_identical_to_an_uninterrupted_one(tmp_path):
+    straight, killed = tmp_path / "straight", tmp_path / "killed"
+    for workdir in (straight, killed):
+        workdir.mkdir()
+    snakemake(straight, "results/model", config=training_config(straight, pretrain=RESUMABLE))
+    config = training_config(killed, pretrain=RESUMABLE)
+    snakemake(killed, "results/dataset/manifest.json", config=config)
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
-    command += ["--configfile", str(workdir / "test-config.yaml")]
+    command += ["--configfile", str(killed / "test-config.yaml")]
     process = subprocess.Popen(
         command,
-        cwd=workdir,
+        cwd=killed,
         env=snakemake_env(),
         start_new_session=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    checkpoint = wait_for_checkpoint(workdir, process)
-    os.killpg(process.pid, signal.SIGTERM)
+    checkpoint = wait_for_checkpoint(killed, process)
+    os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=60)
-    assert not (workdir / "results/model").exists()
+    assert not (killed / "results/model").exists()
     done_steps = int(checkpoint.name.split("-")[1])
-    assert done_steps < 1000
+    assert done_steps < RESUMABLE["max_steps"]
 
-    snakemake(workdir, "results/model", config=config)
-    log = (workdir / "logs/pretrain.log").read_text()
+    snakemake(killed, "--unlock", config=config)
+    snakemake(killed, "results/model", config=config)
+    log = (killed / "logs/pretrain.log").read_text()
     assert "resuming from" in log and "checkpoint-" in log
-    metrics = json.loads((workdir / "results/model/training_metrics.json").read_text())
-    assert metrics["steps"] == 1000
+    metrics = json.loads((killed / "results/model/training_metrics.json").read_text())
+    assert metrics["steps"] == RESUMABLE["max_steps"]
     assert int(metrics["resumed_from"].rsplit("-", 1)[1]) >= done_steps
-    history = json.loads((workdir / "results/model/log_history.json").read_text())
-    assert history[0]["step"] == 1 and history[-1]["step"] == 1000
+    weights = [(workdir / "results/model/model.safetensors").read_bytes() for workdir in (straight, killed)]
+    assert weights[0] == weights[1]
+    history = history_without_timings(killed)
+    assert history == history_without_timings(straight)
+    assert history[0]["step"] == 1 and history[-1]["step"] == RESUMABLE["max_steps"]
     kept = sorted(path.name for path in checkpoint.parent.glob("checkpoint-*"))
-    assert kept == ["checkpoint-1000", "checkpoint-950"]  # save_total_limit: 2
+    assert kept == ["checkpoint-350", "checkpoint-400"]  # save_total_limit: 2
 
-    changed = training_config(
-        workdir, pretrain={"max_steps": 100, "save_steps": 50, "logging_steps": 50, "learning_rate": 0.002}
-    )
-    snakemake(workdir, "results/model", config=changed)
-    log = (workdir / "logs/pretrain.log").read_text()
+    changed = training_config(killed, pretrain={**RESUMABLE, "max_steps": 100, "learning_rate": 0.002})
+    snakemake(killed, "results/model", config=changed)
+    log = (killed / "logs/pretrain.log").read_text()
     assert "it was trained with other settings (training.learning_rate, training.max_steps)" in log
     assert "training from scratch" in log
+
+
+def test_the_training_log_says_where_the_run_stands_at_each_logging_step(trained):
+    log = (trained / "logs/pretrain.log").read_text().splitlines()
+    progress = [line for line in log if line.startswith("step ") and " loss " in line]
+    assert [line.split()[1] for line in progress] == [f"{step}/60" for step in (1, *range(5, 61, 5))]
+    assert re.fullmatch(r"step 60/60  loss \d+\.\d{4}  \d+\.\d samples/s  0:00:00 left", progress[-1])
+    evaluations = [line for line in log if " eval_loss " in line]
+    assert [line.split()[1] for line in evaluations] == ["20/60", "40/60", "60/60"]
+    assert any(line.startswith("verified ") for line in log)

@@ -10,16 +10,21 @@ import os
 import shlex
 import shutil
 import sys
+from types import SimpleNamespace
 
 import pytest
+import torch
 from conftest import schema_defaults
 from optimum.habana import GaudiConfig, GaudiTrainer, GaudiTrainingArguments
 from optimum.habana.distributed import DistributedRunner
-from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, pipeline
+from shape_log import changed_ops, training_step_shapes
+from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, PrinterCallback, pipeline
 
 import gaudi_spawn
 import pretrain as pretrain_script
 import trainers
+from blocks import EpochSampler
+from progress import ProgressLog
 
 MODEL = {
     "hidden_size": 32,
@@ -81,7 +86,9 @@ def trained(tiny_data, tmp_path_factory):
 
 def test_pretrain_uses_gaudi_trainer_and_arguments(trained):
     trainer, args = trained.trainer, trained.trainer.args
-    assert type(trainer) is GaudiTrainer
+    assert isinstance(trainer, GaudiTrainer) and isinstance(
+        trainer.get_train_dataloader().batch_sampler.sampler, EpochSampler
+    )
     assert type(args) is GaudiTrainingArguments
     assert (args.use_habana, args.use_lazy_mode, args.use_cpu) == (False, False, True)
     assert args.throughput_warmup_steps == PRETRAIN["throughput_warmup_steps"]
@@ -162,8 +169,19 @@ def test_on_device_arguments_are_fields_of_gaudi_training_arguments(monkeypatch,
 
         return create
 
+    class RecordedTrainer:
+        def __init__(self, **kwargs):
+            created["trainer"] = kwargs
+            self.args = SimpleNamespace(train_batch_size=4, gradient_accumulation_steps=2, world_size=1)
+
+        def remove_callback(self, callback):
+            created["removed"] = callback
+
+        def add_callback(self, callback):
+            created["added"] = callback
+
     monkeypatch.setattr(optimum.habana, "GaudiTrainingArguments", record("args"))
-    monkeypatch.setattr(optimum.habana, "GaudiTrainer", record("trainer"))
+    monkeypatch.setattr(optimum.habana, "GaudiTrainer", RecordedTrainer)
     settings = {**PRETRAIN, "shuffle_seed": 34}
     trainers.build_trainer("hpu", settings, str(tmp_path / "run"), None, None, None, None, on_device=True)
     args = created["args"]
@@ -174,6 +192,23 @@ def test_on_device_arguments_are_fields_of_gaudi_training_arguments(monkeypatch,
     assert args["dataloader_drop_last"] is True
     assert created["trainer"]["args"] == "args"
     assert type(created["trainer"]["gaudi_config"]) is GaudiConfig
+    assert created["removed"] is PrinterCallback and type(created["added"]) is ProgressLog
+
+
+def test_every_training_step_of_the_gaudi_trainer_creates_the_same_shapes(trained):
+    """The model as GaudiTrainer holds it, stepped by GaudiTrainer.training_step on batches of different content
+    and special-token counts: the op-by-op shape log (forward and backward) must not change."""
+    trainer = trained.trainer
+    loader = iter(trainer.get_train_dataloader())
+    batches = [next(loader) for _ in range(3)]
+    crowded = batches[0]["input_ids"].clone()
+    crowded[:, ::2] = trainer.data_collator.special_ids[3]
+    items = [{"ids": row.numpy().astype("uint16"), "block": index, "epoch": 0} for index, row in enumerate(crowded)]
+    batches.append(trainer.data_collator(items))
+    assert not torch.equal(batches[3]["labels"], batches[0]["labels"])
+    logs = [training_step_shapes(trainer, batch) for batch in batches]
+    assert len(logs[0]) > 100 and any("backward" in op for op, _ in logs[0])
+    assert changed_ops(logs) == []
 
 
 @pytest.fixture
