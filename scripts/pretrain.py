@@ -66,7 +66,7 @@ def preflight(manifest_path: str, manifest: dict, vocab_size: int, train, valida
     check_splits(manifest_path, manifest, len(train), len(validation), batch)
     checked = verify_blocks(manifest_path, manifest, vocab_size, process_rank(), process_count())
     print(
-        f"verified {checked / 1e6:.1f} MB of blocks against the manifest's SHA-256 and the vocabulary "
+        f"verified {checked:,} bytes of blocks against the manifest's SHA-256 and the vocabulary "
         f"in {time.monotonic() - started:.1f} s"
     )
 
