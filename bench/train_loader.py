@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed  # noqa: E402
 
 from blocks import BlockDataset  # noqa: E402
-from masking import BlockCollator  # noqa: E402
+from masking import BlockCollator, predictions_per_block  # noqa: E402
 from model import BertForMaskedPositions, bert_config  # noqa: E402
 
 MODEL = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512}
@@ -47,7 +47,8 @@ class Prebuilt:
 
 
 class Rows:
-    """The rows of a `datasets.Dataset` (Python lists of ints), as run_mlm hands them to its collator."""
+    """The rows of a `datasets.Dataset` (Python lists of ints), as run_mlm hands them to its collator, in the
+    items our collator takes (the row's index stands for its block number)."""
 
     def __init__(self, dataset) -> None:
         self.dataset = dataset
@@ -55,8 +56,8 @@ class Rows:
     def __len__(self) -> int:
         return len(self.dataset)
 
-    def __getitem__(self, index: int) -> np.ndarray:
-        return np.asarray(self.dataset[index]["input_ids"], dtype=np.uint16)
+    def __getitem__(self, index: int) -> dict:
+        return {"ids": np.asarray(self.dataset[index]["input_ids"], dtype=np.uint16), "block": index, "epoch": 0}
 
 
 def steps_per_second(tokenizer, dataset, collator, batch_size: int, steps: int) -> float:
@@ -83,7 +84,7 @@ def main() -> None:
     torch.set_num_threads(2)
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
     blocks = BlockDataset(args.manifest, "train")
-    collator = BlockCollator(tokenizer, 0.15)
+    collator = BlockCollator(tokenizer, predictions_per_block(blocks.block_size, 0.15, None), seed=42)
     prebuilt = Prebuilt(blocks, collator, args.steps)
     manifest = json.loads(Path(args.manifest).read_text())
     files = [str(Path(args.manifest).parent / shard["path"]) for shard in manifest["shards"]]

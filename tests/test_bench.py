@@ -45,9 +45,26 @@ def test_gpu_bench_runs_both_paths_on_the_cpu_with_a_tiny_model():
 
 def test_scaling_bench_reports_memory_cores_and_overhead(tmp_path):
     report = run_bench(
-        "bench/scaling.py", "--speeches", "4", "--reps", "1", "--shards", "5", "--workdir", str(tmp_path)
-    )
+        "bench/scaling.py", "--speeches", "4", "--reps", "1", "--shards", "5", "--workdir", str(tmp_path),
+        "--validation-fraction", "0.4",  # shards of a few blocks: the manifest needs a validation block
+    )  # fmt: skip
     assert report["memory_and_tokenizer"]["tokenize+pack peak RSS 4x/1x (goal <= 1.2)"] > 0
     assert report["cores"]["x4"]["shards"] > report["cores"]["x1"]["shards"]
     assert report["cores"]["x4"]["cores 2 speed-up (goal >= 1.7)"] > 0
     assert report["many_shards"]["shards"] == 5 and report["many_shards"]["rerun with nothing to do"]["seconds"] > 0
+
+
+def test_static_shapes_bench_reports_losses_and_speeds_of_both_paths(workdir):
+    snakemake(workdir, "results/dataset/manifest.json", config=training_config(workdir))
+    report = run_bench(
+        "bench/static_shapes.py", "--manifest", str(workdir / "results/dataset/manifest.json"),
+        "--tokenizer", str(workdir / "results/tokenizer"), "--loss-steps", "3", "--steps", "2", "--reps", "1",
+    )  # fmt: skip
+    assert report["predictions_per_block"] >= 1 and report["seeds"] == [42]
+    for key in ("held_out_loss (evaluate_model.evaluate, mean over seeds)",
+                "held_out_loss_bernoulli (the old evaluation, mean over seeds)"):  # fmt: skip
+        assert set(report[key]) == {"new", "old", "new/old", "new-old"}
+        assert report[key]["new"] > 0 and report[key]["old"] > 0 and report[key]["new/old"] > 0
+    assert set(report["per_seed"]["42"]) == {"new", "old"}
+    assert set(report["steps_per_second"]) == {"new", "old"} and min(report["steps_per_second"].values()) > 0
+    assert report["new/old steps/s (goal >= 0.97)"] > 0 and len(report["new/old steps/s per repetition"]) == 1
