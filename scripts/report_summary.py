@@ -40,7 +40,11 @@ def rows(manifest: dict, training: dict, evaluation: dict) -> dict[str, list[tup
             ("resumed from", training["resumed_from"] or "-"),
         ],
         "Evaluation (held-out blocks)": [
-            ("blocks, masked tokens", f"{evaluation['validation_blocks']:,}, {evaluation['masked_tokens']:,}"),
+            (
+                "blocks, masked tokens",
+                f"{evaluation['validation_blocks']:,}, {evaluation['masked_tokens']:,}"
+                f" ({evaluation['predictions_per_block']} per block)",
+            ),
             ("MLM loss, perplexity", f"{evaluation['mlm_loss']:.3f}, {evaluation['perplexity']:,.1f}"),
             ("masked-token accuracy", f"{evaluation['masked_token_accuracy']:.2%}"),
             (
