@@ -11,7 +11,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import DOCS, REPO, TEST_CONFIG, snakemake, write_jsonl
+from helpers import REPO, TEST_CONFIG, snakemake, write_jsonl
+from tiny_corpus import DOCS
 
 from sources import BATCH_DOCS
 

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from conftest import REPO, snakemake, training_config
+from helpers import REPO, snakemake, training_config
 
 
 def run_bench(*args: str) -> dict:

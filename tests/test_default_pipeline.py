@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import snakemake
+from helpers import snakemake
 
 
 def test_default_config_builds_the_sotu_data_set(workdir):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 import yaml
-from conftest import REPO, snakemake
+from helpers import REPO, snakemake
 
 from checkpoints import fingerprint
 from config_defaults import SCHEMA, schema_defaults

@@ -1,6 +1,6 @@
 """Publishing to the Hub: off by default, token from the environment only, never in argv, logs or outputs."""
 
-from conftest import planned_jobs, snakemake, training_config
+from helpers import planned_jobs, snakemake, training_config
 
 SECRET = "hf_testSecretTokenThatMustNotLeak"
 HUB = {

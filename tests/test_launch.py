@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import REPO, snakemake, training_config
+from helpers import REPO, snakemake, training_config
 
 
 def pretrain_command(workdir, *args: str, config: dict) -> str:

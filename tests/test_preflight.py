@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from conftest import snakemake, training_config
+from helpers import snakemake, training_config
 
 from checksum import sha256
 from errors import DataError

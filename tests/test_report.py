@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import REPO, snakemake
+from helpers import REPO, snakemake
 
 from plot_data import document_lengths, truncated_share
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, snakemake, training_config, two_source_config
+from helpers import REPO, snakemake, training_config, two_source_config
 
 ACCOUNT = "snakebert-ci"  # created by tests/slurm/cluster.sh
 PARTITIONS = {"cpu": "cpu", "dl1": "dl1"}  # the profile's partition (by role) -> the test cluster's

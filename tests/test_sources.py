@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import REPO, write_jsonl
+from helpers import REPO, write_jsonl
 
 import shards
 from errors import DataError

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import torch
-from conftest import TINY_TRAINING
+from helpers import TINY_TRAINING
 from shape_log import changed_ops, step_shapes, training_step_shapes
 from transformers import AutoTokenizer
 

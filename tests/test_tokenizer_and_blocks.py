@@ -7,7 +7,7 @@ import datasets
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import snakemake, two_source_config
+from helpers import snakemake, two_source_config
 from tokenizers import Tokenizer, models
 from transformers import AutoTokenizer, BertTokenizerFast
 

@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from conftest import REPO, planned_jobs, snakemake, snakemake_env, training_config
+from helpers import REPO, planned_jobs, snakemake, snakemake_env, training_config
 from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from evaluate_model import evaluate

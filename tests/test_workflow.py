@@ -4,7 +4,7 @@ depends on it."""
 import json
 import shutil
 
-from conftest import REPO, planned_jobs, snakemake, two_source_config, write_jsonl
+from helpers import REPO, planned_jobs, snakemake, two_source_config, write_jsonl
 
 MANIFEST = "results/dataset/manifest.json"
 
