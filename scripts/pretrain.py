@@ -19,7 +19,7 @@ from errors import run_cli
 from masking import BlockCollator, predictions_per_block
 from model import BertForMaskedPositions, bert_config, save_as_bert
 from preflight import check_splits, check_vocabulary, verify_blocks
-from trainers import GAUDI_CONFIG, build_trainer
+from trainers import GAUDI_CONFIG, build_trainer, global_batch_size
 
 # The `pretrain` settings that cannot change the trained weights; every other setting is in the fingerprint, so
 # a new setting shapes it unless it is named here (tests/test_fingerprint.py classifies every schema key).
@@ -59,11 +59,13 @@ def fingerprint_inputs(
     }
 
 
-def preflight(manifest_path: str, manifest: dict, vocab_size: int, train, validation, batch: int) -> None:
-    """Fail before the first step: vocabulary, splits, and this process's share of the block files."""
+def preflight(manifest_path: str, manifest: dict, vocab_size: int, batch: int) -> None:
+    """Fail before the first step, and before any block is read: vocabulary, splits, and this process's share of
+    the block files."""
     started = time.monotonic()
     check_vocabulary(manifest_path, manifest, vocab_size)
-    check_splits(manifest_path, manifest, len(train), len(validation), batch)
+    split = manifest["split"]
+    check_splits(manifest_path, manifest, split["train_blocks"], split["validation_blocks"], batch)
     checked = verify_blocks(manifest_path, manifest, vocab_size, process_rank(), process_count())
     print(
         f"verified {checked:,} bytes of blocks against the manifest's SHA-256 and the vocabulary "
@@ -87,9 +89,7 @@ def summary(trainer, result, block_size: int, backend: str, resumed_from: str | 
     return {
         "backend": backend,
         "world_size": trainer.args.world_size,
-        "global_batch_size": trainer.args.train_batch_size
-        * trainer.args.gradient_accumulation_steps
-        * trainer.args.world_size,
+        "global_batch_size": global_batch_size(trainer.args),
         "steps": trainer.state.global_step,
         "resumed_from": resumed_from,
         "train_runtime": result.metrics["train_runtime"],
@@ -116,9 +116,9 @@ def pretrain(
     world_size = process_count()
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
     data = read_manifest(manifest)
+    preflight(manifest, data, len(tokenizer), settings["per_device_train_batch_size"] * world_size)
     train = BlockDataset(manifest, "train")
     validation = BlockDataset(manifest, "validation", limit=settings["eval_blocks"])
-    preflight(manifest, data, len(tokenizer), train, validation, settings["per_device_train_batch_size"] * world_size)
     config = bert_config(model_settings, tokenizer)
     settings = {**settings, "shuffle_seed": data["shuffle_seed"]}
     inputs = fingerprint_inputs(manifest, config, settings, world_size, backend, gaudi_config)

@@ -58,10 +58,14 @@ def cuda_arguments(settings: dict, capability: tuple[int, int]) -> dict:
     return {"bf16": ampere, "tf32": ampere, "optim": "adamw_torch_fused", "torch_compile": settings["torch_compile"]}
 
 
+def global_batch_size(args) -> int:
+    """Blocks per optimizer step, over all processes."""
+    return args.train_batch_size * args.gradient_accumulation_steps * args.world_size
+
+
 def _with_progress(trainer):
     trainer.remove_callback(PrinterCallback)
-    args = trainer.args
-    trainer.add_callback(ProgressLog(args.train_batch_size * args.gradient_accumulation_steps * args.world_size))
+    trainer.add_callback(ProgressLog(global_batch_size(trainer.args)))
     return trainer
 
 

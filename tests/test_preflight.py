@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from helpers import snakemake, training_config
+from helpers import TINY_TRAINING, snakemake, training_config
 
 from checksum import sha256
+from config_defaults import schema_defaults
 from errors import DataError
 from preflight import check_splits, check_vocabulary, verify_blocks
+from pretrain import pretrain
 
 
 @pytest.fixture
@@ -103,3 +105,18 @@ def test_pretrain_refuses_a_changed_block_file_before_its_first_step(workdir):
     assert "error: results/blocks/texts/shard-00000.arrow: its SHA-256 differs" in log, log
     assert "Traceback" not in log and "step 1/" not in log
     assert not (workdir / "results/model").exists() and not list(workdir.glob("checkpoints/pretrain/*"))
+
+
+def test_pretrain_names_a_truncated_block_file_before_it_reads_the_blocks(trained, data, tmp_path):
+    manifest_path, manifest = data
+    path = Path(os.path.normpath(manifest_path.parent / manifest["shards"][0]["path"]))
+    path.write_bytes(path.read_bytes()[:-100])
+    manifest["shards"][0]["sha256"] = sha256(str(path))
+    manifest_path.write_text(json.dumps(manifest))
+    settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
+    with pytest.raises(DataError, match="not a readable block file") as refused:
+        pretrain(
+            str(manifest_path), str(trained / "results/tokenizer"), TINY_TRAINING["model"], settings, "cpu",
+            str(tmp_path / "checkpoints"), str(tmp_path / "model"),
+        )  # fmt: skip
+    assert str(path) in str(refused.value) and not (tmp_path / "checkpoints").exists()
