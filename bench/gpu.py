@@ -17,7 +17,6 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +25,9 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 
+from step_clock import StepClock  # noqa: E402
 from torch.utils.data import Subset  # noqa: E402
-from transformers import BertConfig, BertForMaskedLM, Trainer, TrainerCallback, TrainingArguments  # noqa: E402
+from transformers import BertConfig, BertForMaskedLM, Trainer, TrainingArguments  # noqa: E402
 
 from config_defaults import schema_defaults  # noqa: E402
 from masking import IGNORED, mask_blocks, predictions_per_block  # noqa: E402
@@ -75,19 +75,6 @@ class Items:
         return {name: tensor[index] for name, tensor in self.tensors.items()}
 
 
-class StepClock(TrainerCallback):
-    """The time at the end of step `warmup` and at the end of the last step (the GPU synchronised)."""
-
-    def __init__(self, warmup: int) -> None:
-        self.warmup, self.times = warmup, {}
-
-    def on_step_end(self, args, state, control, **kwargs):
-        if state.global_step in (self.warmup, state.max_steps):
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()
-            self.times[state.global_step] = time.perf_counter()
-
-
 def pipeline_settings(args) -> dict:
     """The pipeline's pretrain settings (schema defaults) for this run; no evaluation or checkpoint inside it."""
     never = args.steps + 1
@@ -125,7 +112,7 @@ def run(name: str, config: BertConfig, data: MaskedBlocks, args) -> dict:
     clock = StepClock(args.warmup)
     trainer.add_callback(clock)
     trainer.train()
-    seconds = clock.times[args.steps] - clock.times[args.warmup]
+    seconds = clock.seconds()
     samples = (args.steps - args.warmup) * args.batch / seconds
     return {"samples_per_second": samples, "tokens_per_second": samples * args.seq, "timed_seconds": seconds}
 

@@ -24,7 +24,6 @@ import json
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 
-from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, TrainerCallback, set_seed  # noqa: E402
+from step_clock import StepClock  # noqa: E402
+from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, set_seed  # noqa: E402
 from transformers.modeling_outputs import MaskedLMOutput  # noqa: E402
 
 from blocks import BlockDataset, read_manifest  # noqa: E402
@@ -165,24 +165,10 @@ def held_out(path: str, args, tokenizer, train, validation, seed: int, workdir: 
     }
 
 
-class StepClock(TrainerCallback):
-    """The time at the end of each step: the steps after the first, without the evaluation and checkpoint the
-    trainer makes at the end of a run."""
-
-    def __init__(self) -> None:
-        self.times = []
-
-    def on_step_end(self, args, state, control, **kwargs):
-        self.times.append(time.perf_counter())
-
-    def steps_per_second(self) -> float:
-        return (len(self.times) - 1) / (self.times[-1] - self.times[0])
-
-
 def steps_per_second(path: str, args, tokenizer, train, validation) -> float:
     settings = training_settings(args.manifest, args.steps, args.seeds[0])
     trainer = trainer_for(path, tokenizer, train, validation, settings, tempfile.mkdtemp())
-    clock = StepClock()
+    clock = StepClock(warmup=1)
     trainer.add_callback(clock)
     trainer.train()
     return clock.steps_per_second()
