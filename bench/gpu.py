@@ -3,7 +3,7 @@
     python bench/gpu.py [--steps 80] [--warmup 20] [--batch 64] [--seq 512]   # BERT-base, one CUDA GPU
     python bench/gpu.py --device cpu --tiny --steps 3 --warmup 1 --batch 2 --seq 64   # smoke run (no GPU)
 
-- ours:  the pipeline's own trainer (scripts/trainers.py `build_trainer`, the settings the pipeline passes):
+- ours:  the pipeline's own trainer (snakebert/training/trainers.py `build_trainer`, the settings the pipeline passes):
          BertForMaskedPositions (vocabulary logits on masked positions only), SDPA attention, bf16 and TF32,
          fused AdamW, torch.compile; packed blocks (no padding, no attention mask);
 - plain: BertForMaskedLM through transformers' Trainer defaults with bf16 (logits on every position).
@@ -23,16 +23,16 @@ import numpy as np
 import torch
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO))
 
 from step_clock import StepClock  # noqa: E402
 from torch.utils.data import Subset  # noqa: E402
 from transformers import BertConfig, BertForMaskedLM, Trainer, TrainingArguments  # noqa: E402
 
-from config_defaults import schema_defaults  # noqa: E402
-from masking import IGNORED, mask_blocks, predictions_per_block  # noqa: E402
-from model import BertForMaskedPositions  # noqa: E402
-from trainers import build_trainer  # noqa: E402
+from snakebert.config_defaults import schema_defaults  # noqa: E402
+from snakebert.training.masking import IGNORED, mask_blocks, predictions_per_block  # noqa: E402
+from snakebert.training.model import BertForMaskedPositions  # noqa: E402
+from snakebert.training.trainers import build_trainer  # noqa: E402
 
 BERT_BASE = {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072}
 TINY = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64}

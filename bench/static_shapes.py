@@ -10,7 +10,7 @@ Both train the default config's tiny BERT (config/config.yaml's `model` and `pre
 pipeline's `build_trainer`: the same initial weights, the same EpochSampler order), with no checkpoint or
 evaluation inside the run. Reported:
 1. held-out MLM loss after `--loss-steps` steps (0: not measured), each seed in `--seeds`: both saved models
-   evaluated by scripts/evaluate_model.evaluate (k per block, the `evaluate` seed), and by the old evaluation
+   evaluated by snakebert/training/evaluate.evaluate (k per block, the `evaluate` seed), and by the old evaluation
    (Bernoulli masking from a generator seeded with the `evaluate` seed);
 2. training steps/s, `--steps` steps per run (timed from the end of the first step to the end of the last),
    `--reps` interleaved repetitions (0: not measured), median; goal new/old >= 0.97.
@@ -32,18 +32,19 @@ import torch.nn.functional as F
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO))
 
 from step_clock import StepClock  # noqa: E402
 from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, set_seed  # noqa: E402
 from transformers.modeling_outputs import MaskedLMOutput  # noqa: E402
 
-from blocks import BlockDataset, read_manifest  # noqa: E402
-from config_defaults import schema_defaults  # noqa: E402
-from evaluate_model import evaluate  # noqa: E402
-from masking import BlockCollator, predictions_per_block  # noqa: E402
-from model import BertForMaskedPositions, bert_config, save_as_bert  # noqa: E402
-from trainers import build_trainer  # noqa: E402
+from snakebert.config_defaults import schema_defaults  # noqa: E402
+from snakebert.data.manifest import read_manifest  # noqa: E402
+from snakebert.training.blocks import BlockDataset  # noqa: E402
+from snakebert.training.evaluate import evaluate  # noqa: E402
+from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
+from snakebert.training.model import BertForMaskedPositions, bert_config, save_as_bert  # noqa: E402
+from snakebert.training.trainers import build_trainer  # noqa: E402
 
 PROBABILITY = 0.15
 PATHS = ("new", "old")

@@ -21,13 +21,13 @@ import numpy as np
 import torch
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO))
 
 from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed  # noqa: E402
 
-from blocks import BlockDataset  # noqa: E402
-from masking import BlockCollator, predictions_per_block  # noqa: E402
-from model import BertForMaskedPositions, bert_config  # noqa: E402
+from snakebert.training.blocks import BlockDataset  # noqa: E402
+from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
+from snakebert.training.model import BertForMaskedPositions, bert_config  # noqa: E402
 
 MODEL = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512}
 BATCH = 8

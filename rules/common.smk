@@ -1,3 +1,4 @@
+import hashlib
 import json
 import math
 import os
@@ -6,13 +7,21 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-SCRIPTS = Path(workflow.basedir) / "scripts"
-GAUDI_CONFIG = os.path.relpath(Path(workflow.basedir) / "config" / "gaudi_config.json")
-sys.path.insert(0, str(SCRIPTS))
+ROOT = Path(workflow.basedir)
+SCRIPTS = ROOT / "scripts"
+GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
+sys.path.insert(0, str(ROOT))  # the snakebert package, as the scripts find it
 
-from code_digest import code_digest
-from errors import DataError
-from shards import plan_source, shard_name
+from snakebert.code_digest import code_digest
+from snakebert.data.shards import shard_name
+from snakebert.data.sources import plan_source
+from snakebert.errors import DataError
+from snakebert.hub import UPLOADS
+from snakebert.report import REPORT_FILES
+from snakebert.training.backends import BACKENDS, device_count, resolve_backend
+
+DATA_SECTIONS = ("sources", "clean", "tokenizer", "data")  # the config sections that shape the data set
+DEVICE_RESOURCES = {backend.resource: 0 for backend in BACKENDS.values() if backend.resource}
 
 
 wildcard_constraints:
@@ -81,7 +90,7 @@ def script(name):
 
 def code(name):
     """A params value that changes with scripts/`name` or a project module it imports: edited code reruns."""
-    return code_digest(SCRIPTS / name)
+    return code_digest(SCRIPTS / name, ROOT)
 
 
 def shard_files(wildcards):
@@ -110,42 +119,42 @@ def masking_json(wildcards):
     return json.dumps({key: config["pretrain"][key] for key in ("mlm_probability", "max_predictions")})
 
 
+def data_config_digest(wildcards):
+    """A digest of the config sections that shape the data set, which the manifest records."""
+    sections = json.dumps({section: config[section] for section in DATA_SECTIONS}, sort_keys=True)
+    return hashlib.sha256(sections.encode()).hexdigest()
+
+
+def rule_devices(resources):
+    return {resource: getattr(resources, resource) for resource in DEVICE_RESOURCES}
+
+
 def training_backend(wildcards, resources):
-    """`pretrain.backend`; `auto` is hpu or cuda when the rule is given HPUs or GPUs (a profile or --resources)."""
-    backend = config["pretrain"]["backend"]
-    if backend == "auto" and resources.hpu > 0:
-        return "hpu"
-    if backend == "auto" and resources.gpu > 0:
-        return "cuda"
-    return backend
+    """`pretrain.backend`, with `auto` resolved once, here, from the devices the rule is given (BACKENDS)."""
+    return resolve_backend(config["pretrain"]["backend"], rule_devices(resources))
 
 
 def launch_command(wildcards, resources):
-    """How the training script starts: gaudi_spawn over MPI for HPUs, torchrun for several GPUs, else python."""
+    """How the backend's launcher starts the training script on the rule's devices (one rank per device)."""
     backend = training_backend(wildcards, resources)
-    if backend == "hpu":
-        return f"python {script('gaudi_spawn.py')} --world_size {max(resources.hpu, 1)} --use_mpi"
-    if backend == "cuda" and resources.gpu > 1:
-        return f"torchrun --standalone --nproc_per_node {resources.gpu}"
-    return "python"
+    return BACKENDS[backend].launch(device_count(backend, rule_devices(resources)), script)
 
 
 def hub_uploads(wildcards):
-    """What the Hub upload needs: the parts that have a repository in `hub`."""
-    needed = {}
-    if config["hub"]["tokenizer_repo"]:
-        needed["tokenizer"] = "results/tokenizer"
-    if config["hub"]["dataset_repo"]:
-        needed["manifest"] = "results/dataset/manifest.json"
-        needed["blocks"] = corpus_shards("results/blocks/{source}/{shard}.arrow")
-    if config["hub"]["model_repo"]:
-        needed["model"] = "results/model"
-    return needed
+    """What the Hub upload sends (UPLOADS): the outputs of each part that has a repository in `hub`."""
+    return {
+        what: [path for output in upload.outputs for path in (corpus_shards(output) if "{" in output else [output])]
+        for what, upload in UPLOADS.items()
+        if config["hub"][upload.setting]
+    }
+
+
+def hub_uploads_json(wildcards):
+    return json.dumps(hub_uploads(wildcards))
 
 
 def final_targets():
-    targets = ["results/eval/metrics.json"]
-    targets += [f"results/report/{name}" for name in ("summary.html", "data.svg", "training.svg")]
+    targets = ["results/eval/metrics.json", *REPORT_FILES.values()]
     if config["hub"]["push"]:
         targets.append("results/hub/pushed.json")
     return targets

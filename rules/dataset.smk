@@ -1,10 +1,11 @@
 rule build_manifest:
     input:
-        blocks=corpus_shards("results/blocks/{source}/{shard}.arrow"),
-        tokens=corpus_shards("results/tokens/{source}/{shard}.arrow"),
+        tokenizer="results/tokenizer",
         raw=corpus_shards("results/raw/{source}/{shard}.arrow"),
-        stats=corpus_shards("results/raw/{source}/{shard}.json"),
-        duplicates="results/dedup/duplicates.arrow",
+        raw_stats=corpus_shards("results/raw/{source}/{shard}.json"),
+        token_stats=corpus_shards("results/tokens/{source}/{shard}.json"),
+        blocks=corpus_shards("results/blocks/{source}/{shard}.arrow"),
+        block_stats=corpus_shards("results/blocks/{source}/{shard}.json"),
     output:
         "results/dataset/manifest.json",
     log:
@@ -15,6 +16,8 @@ rule build_manifest:
         script=script("build_manifest.py"),
         code=code("build_manifest.py"),
         data=config_json("data"),
+        config_digest=data_config_digest,
     shell:
-        "python {params.script} --data {params.data:q} --duplicates {input.duplicates}"
-        " --tokens {input.tokens:q} --raw {input.raw:q} --blocks {input.blocks:q} --out {output} 2> {log}"
+        "python {params.script} --data {params.data:q} --config-digest {params.config_digest} --tokenizer {input.tokenizer}"
+        " --raw {input.raw:q} --raw-stats {input.raw_stats:q} --token-stats {input.token_stats:q}"
+        " --blocks {input.blocks:q} --block-stats {input.block_stats:q} --out {output} 2> {log}"

@@ -12,5 +12,6 @@ rule push_to_hub:
         script=script("push_to_hub.py"),
         code=code("push_to_hub.py"),
         settings=config_json("hub"),
+        uploads=hub_uploads_json,
     shell:
-        "python {params.script} --settings {params.settings:q} --results results --out {output} 2> {log}"
+        "python {params.script} --settings {params.settings:q} --uploads {params.uploads:q} --out {output} 2> {log}"

@@ -11,8 +11,8 @@ rule ingest_shard:
     conda:
         "../envs/pipeline.yaml"
     params:
-        script=script("ingest.py"),
-        code=code("ingest.py"),
+        script=script("ingest_shard.py"),
+        code=code("ingest_shard.py"),
         source=source_json,
         clean=config_json("clean"),
         index=shard_index,
@@ -33,8 +33,8 @@ rule find_duplicates:
     conda:
         "../envs/pipeline.yaml"
     params:
-        script=script("dedup.py"),
-        code=code("dedup.py"),
+        script=script("find_duplicates.py"),
+        code=code("find_duplicates.py"),
         disabled="" if config["clean"]["dedup"] else "--disabled",
     shell:
         "python {params.script} {params.disabled} --out {output} {input:q} > {log} 2>&1"

@@ -14,8 +14,7 @@ rule pretrain:
         "../envs/pipeline.yaml"
     threads: 8
     resources:
-        hpu=0,
-        gpu=0,
+        **DEVICE_RESOURCES,
     params:
         launch=launch_command,
         backend=training_backend,
@@ -43,10 +42,10 @@ rule evaluate:
         "../envs/pipeline.yaml"
     threads: 8
     params:
-        script=script("evaluate_model.py"),
-        code=code("evaluate_model.py"),
+        script=script("evaluate.py"),
+        code=code("evaluate.py"),
         settings=config_json("evaluate"),
         masking=masking_json,
     shell:
         "python {params.script} --model {input.model} --manifest {input.manifest} --settings {params.settings:q}"
-        " --masking {params.masking:q} --out {output} > {log} 2>&1"
+        " --masking {params.masking:q} --threads {threads} --out {output} > {log} 2>&1"

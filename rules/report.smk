@@ -4,7 +4,7 @@ rule plot_data:
         tokens=corpus_shards("results/tokens/{source}/{shard}.arrow"),
     output:
         report(
-            "results/report/data.svg",
+            REPORT_FILES["data"],
             caption="../report/data.rst",
             category="Data",
         ),
@@ -26,7 +26,7 @@ rule plot_training:
         metrics="results/eval/metrics.json",
     output:
         report(
-            "results/report/training.svg",
+            REPORT_FILES["training"],
             caption="../report/training.rst",
             category="Pretraining",
         ),
@@ -49,7 +49,7 @@ rule report_summary:
         metrics="results/eval/metrics.json",
     output:
         report(
-            "results/report/summary.html",
+            REPORT_FILES["summary"],
             caption="../report/summary.rst",
             category="Summary",
         ),

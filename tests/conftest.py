@@ -1,4 +1,5 @@
-"""Shared fixtures: a fresh working directory, and the whole pipeline trained once per session."""
+"""Shared fixtures (a fresh working directory, the whole pipeline trained once per session) and the tiers: each test
+is marked by its folder (unit, workflow, slurm, hpu), so `python -m pytest -m "not workflow"` runs the fast ones."""
 
 from pathlib import Path
 
@@ -19,3 +20,13 @@ def trained(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("trained")
     snakemake(workdir, config=training_config(workdir))
     return workdir
+
+
+TIERS = ("unit", "workflow", "slurm", "hpu")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        tier = Path(item.path).relative_to(Path(__file__).parent).parts[0]
+        if tier in TIERS:
+            item.add_marker(tier)

@@ -1,14 +1,24 @@
-"""Helpers of the tests: small corpora written on the fly, the tiny test configs (tests/configs) and real snakemake
-runs in a temporary working directory."""
+"""Helpers of the tests: small corpora written on the fly, the tiny test configs (tests/configs), the tiny data set
+built by the library's own functions, and real snakemake runs in a temporary working directory."""
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 from tiny_corpus import DOCS, write_text_corpus
+
+from snakebert.config_defaults import schema_defaults
+from snakebert.data.dedup import find_duplicates
+from snakebert.data.ingest import ingest_shard
+from snakebert.data.manifest import build_manifest, write_manifest
+from snakebert.data.pack import pack_shard
+from snakebert.data.tokenizer import train_tokenizer
+from snakebert.data.tokens import tokenize_shard
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -84,3 +94,37 @@ def training_config(workdir: Path, **overrides) -> dict:
     for section, values in overrides.items():
         config[section] = {**config.get(section, {}), **values}
     return config
+
+
+def build_tiny_data(root: Path) -> SimpleNamespace:
+    """Two shards of the tiny corpus through the data half, as its jobs call the library (no workflow run), laid
+    out as the workflow's results/ with tiny-data.yaml's settings: blocks of 16 tokens, vocabulary 200."""
+    settings = {section: {**schema_defaults(section), **TEST_CONFIG[section]} for section in TEST_CONFIG}
+    source = {"name": "texts", "type": "files", "paths": ["corpus/*.txt"], "format": "text", "text_column": "text"}
+    files = [str(path) for path in write_text_corpus(root / "corpus")]
+    stages = {stage: [root / "results" / stage / "texts" / f"shard-0000{index}" for index in (0, 1)]
+              for stage in ("raw", "tokens", "blocks")}  # fmt: skip
+    arrow, stats = ({stage: [f"{path}{suffix}" for path in paths] for stage, paths in stages.items()}
+                    for suffix in (".arrow", ".json"))  # fmt: skip
+    for index, shard_files in enumerate([files[:3], files[3:]]):
+        ingest_shard(source, settings["clean"], shard_files, index, arrow["raw"][index], stats["raw"][index])
+    duplicates = str(root / "results/dedup/duplicates.arrow")
+    find_duplicates(arrow["raw"], duplicates, enabled=settings["clean"]["dedup"])
+    tokenizer = str(root / "results/tokenizer")
+    train_tokenizer(arrow["raw"], stats["raw"], duplicates, settings["tokenizer"], tokenizer)
+    for index in (0, 1):
+        tokenize_shard(arrow["raw"][index], tokenizer, duplicates, arrow["tokens"][index], stats["tokens"][index])
+        block_size = settings["data"]["block_size"]
+        pack_shard(arrow["tokens"][index], block_size, arrow["blocks"][index], stats["blocks"][index])
+    manifest = root / "results/dataset/manifest.json"
+    shards = zip(arrow["raw"], stats["raw"], stats["tokens"], arrow["blocks"], stats["blocks"], strict=True)
+    write_manifest(build_manifest(list(shards), tokenizer, settings["data"], "tiny", str(manifest)), str(manifest))
+    return SimpleNamespace(root=root, manifest=manifest, tokenizer=Path(tokenizer))
+
+
+def load_script(name: str):
+    """scripts/`name`.py as a module, for testing a command line's own functions (the launcher's)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

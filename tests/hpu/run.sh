@@ -24,7 +24,7 @@ flock -u 9
 
 echo "== HPU contract tests (optimum-habana on the CPU; the Habana runtime stood in for)"
 set +e
-PATH="$venv/bin:$PATH" PYTHONPATH="$PWD/tests/hpu/standins:$PWD/scripts" "$venv/bin/python" -m pytest tests/hpu "$@"
+PATH="$venv/bin:$PATH" PYTHONPATH="$PWD/tests/hpu/standins:$PWD" "$venv/bin/python" -m pytest tests/hpu "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -14,17 +14,20 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from conftest import schema_defaults
+from helpers import load_script
 from optimum.habana import GaudiConfig, GaudiTrainer, GaudiTrainingArguments
 from optimum.habana.distributed import DistributedRunner
 from shape_log import changed_ops, training_step_shapes
 from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, PrinterCallback, pipeline
 
-import gaudi_spawn
-import pretrain as pretrain_script
-import trainers
-from blocks import EpochSampler
-from progress import ProgressLog
+import snakebert.training.pretrain as pretrain_script
+import snakebert.training.trainers as trainers
+from snakebert.config_defaults import schema_defaults
+from snakebert.training.backends import GAUDI_CONFIG
+from snakebert.training.blocks import EpochSampler
+from snakebert.training.progress import ProgressLog
+
+gaudi_spawn = load_script("gaudi_spawn")
 
 MODEL = {
     "hidden_size": 32,
@@ -102,11 +105,11 @@ def test_gaudi_config_is_ours_with_fused_ops_and_autocast(trained):
     assert type(config) is GaudiConfig
     assert (config.use_fused_adam, config.use_fused_clip_norm, config.use_torch_autocast) == (True, True, True)
     saved = GaudiConfig.from_pretrained(str(trained.folder / "model"))
-    assert saved.to_dict() == GaudiConfig.from_pretrained(str(trainers.GAUDI_CONFIG)).to_dict()
+    assert saved.to_dict() == GaudiConfig.from_pretrained(str(GAUDI_CONFIG)).to_dict()
 
 
 def test_gaudi_config_file_uses_only_keys_of_this_gaudi_config():
-    keys = set(json.loads(trainers.GAUDI_CONFIG.read_text()))
+    keys = set(json.loads(GAUDI_CONFIG.read_text()))
     assert keys <= set(GaudiConfig().to_dict())
     assert not [key for key in keys if key.startswith("hmp")]
 
@@ -187,7 +190,7 @@ def test_on_device_arguments_are_fields_of_gaudi_training_arguments(monkeypatch,
     args = created["args"]
     assert set(args) <= {field.name for field in dataclasses.fields(GaudiTrainingArguments)}
     assert (args["use_habana"], args["use_lazy_mode"], args["use_cpu"], args["bf16"]) == (True, True, False, True)
-    assert args["gaudi_config_name"] == str(trainers.GAUDI_CONFIG)
+    assert args["gaudi_config_name"] == str(GAUDI_CONFIG)
     assert args["throughput_warmup_steps"] == PRETRAIN["throughput_warmup_steps"]
     assert args["dataloader_drop_last"] is True
     assert created["trainer"]["args"] == "args"

@@ -1,0 +1,41 @@
+rule tokenize_shard:
+    input:
+        shard="results/raw/{source}/{shard}.arrow",
+        tokenizer="results/tokenizer",
+        duplicates="results/dedup/duplicates.arrow",
+    output:
+        tokens="results/tokens/{source}/{shard}.arrow",
+        stats="results/tokens/{source}/{shard}.json",
+    log:
+        "logs/tokenize_shard/{source}/{shard}.log",
+    benchmark:
+        "benchmarks/tokenize_shard/{source}/{shard}.tsv"
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("tokenize_shard.py"),
+        code=code("tokenize_shard.py"),
+    shell:
+        "RAYON_NUM_THREADS={threads} python {params.script} --tokenizer {input.tokenizer}"
+        " --duplicates {input.duplicates} --out {output.tokens} --stats {output.stats} {input.shard} > {log} 2>&1"
+
+
+rule pack_shard:
+    input:
+        "results/tokens/{source}/{shard}.arrow",
+    output:
+        blocks="results/blocks/{source}/{shard}.arrow",
+        stats="results/blocks/{source}/{shard}.json",
+    log:
+        "logs/pack_shard/{source}/{shard}.log",
+    benchmark:
+        "benchmarks/pack_shard/{source}/{shard}.tsv"
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("pack_shard.py"),
+        code=code("pack_shard.py"),
+        block_size=config["data"]["block_size"],
+    shell:
+        "python {params.script} --block-size {params.block_size} --out {output.blocks} --stats {output.stats}"
+        " {input} > {log} 2>&1"

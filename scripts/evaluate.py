@@ -1,0 +1,35 @@
+"""evaluate: MLM loss, perplexity and masked-token accuracy of the pretrained model on held-out blocks."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
+
+import torch
+
+from snakebert.atomic import atomic_path
+from snakebert.errors import run_cli
+from snakebert.training.evaluate import evaluate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--settings", required=True, help="the `evaluate` config, as JSON")
+    parser.add_argument("--masking", required=True, help="training's mlm_probability and max_predictions, as JSON")
+    parser.add_argument("--threads", type=int, default=0, help="CPU threads for torch (0: torch's default)")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    metrics = evaluate(args.model, args.manifest, json.loads(args.settings), json.loads(args.masking))
+    with atomic_path(args.out) as tmp:
+        tmp.write_text(json.dumps(metrics, indent=1) + "\n")
+    print(json.dumps(metrics))
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,25 @@
+"""find_duplicates: list every document that repeats an earlier one, across all text shards."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
+
+from snakebert.data.dedup import find_duplicates
+from snakebert.errors import run_cli
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--disabled", action="store_true", help="find nothing (clean.dedup: false)")
+    parser.add_argument("raw_shards", nargs="+", help="all text shards, in corpus order")
+    args = parser.parse_args()
+    found = find_duplicates(args.raw_shards, args.out, enabled=not args.disabled)
+    print(json.dumps({"duplicates": found}))
+
+
+if __name__ == "__main__":
+    run_cli(main)

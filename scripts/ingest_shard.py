@@ -1,0 +1,27 @@
+"""ingest_shard: read one shard of a source, clean it, and write its text shard and its counts."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
+
+from snakebert.data.ingest import ingest_shard
+from snakebert.errors import run_cli
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--source", required=True, help="the source's config entry, as JSON")
+    parser.add_argument("--clean", required=True, help="the `clean` config, as JSON")
+    parser.add_argument("--shard", type=int, required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--stats", required=True)
+    parser.add_argument("files", nargs="*")
+    args = parser.parse_args()
+    ingest_shard(json.loads(args.source), json.loads(args.clean), args.files, args.shard, args.out, args.stats)
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,39 @@
+"""Write outputs under a temporary name and rename them into place only when complete."""
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary sibling of `path`; rename it to `path` if the block succeeds, remove it if not.
+
+    Works for files and directories: a killed or failed job never leaves `path` looking complete.
+    """
+    final = Path(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")
+    _remove(tmp)
+    try:
+        yield tmp
+        _remove(final)
+        os.replace(tmp, final)
+    finally:
+        _remove(tmp)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def write_json(path: str | os.PathLike, value) -> None:
+    """`value` as indented JSON with a final newline, written atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(value, indent=1) + "\n")

@@ -1,0 +1,182 @@
+"""The file formats of a `files` source, one table: each reader turns a shard's files into batches of document
+texts (Arrow strings, nulls kept for the cleaner to count), in file order, each of bounded size. Adding a format is
+an entry in FORMATS, its reader, the schema's `format` enum and the tests (tests/unit/test_tables.py checks that the
+enum equals the keys)."""
+
+import json
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..errors import DataError
+
+BATCH_DOCS = 1024
+BATCH_BYTES = 1 << 22
+
+
+def _decode(data: bytes, path: str, start: int = 0) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise DataError(f"{path}: not valid UTF-8 at byte {start + error.start}") from None
+
+
+def _open(path: str):
+    try:
+        return open(path, "rb")
+    except OSError as error:
+        raise DataError(f"{path}: cannot open ({error.strerror})") from None
+
+
+def _batched(texts: Iterator[str | None]) -> Iterator[pa.Array]:
+    """Batches of at most BATCH_DOCS documents and, but for a single long one, BATCH_BYTES characters."""
+    batch, size = [], 0
+    for text in texts:
+        batch.append(text)
+        size += len(text or "")
+        if len(batch) == BATCH_DOCS or size >= BATCH_BYTES:
+            yield pa.array(batch, pa.string())
+            batch, size = [], 0
+    if batch:
+        yield pa.array(batch, pa.string())
+
+
+def _text_files(paths: list[str]) -> Iterator[str]:
+    for path in paths:
+        with _open(path) as handle:
+            yield _decode(handle.read(), path)
+
+
+def _lines(paths: list[str]) -> Iterator[str]:
+    for path in paths:
+        with _open(path) as handle:
+            offset = 0
+            for raw in handle:
+                line = _decode(raw, path, offset).strip()
+                offset += len(raw)
+                if line:
+                    yield line
+
+
+def _jsonl(paths: list[str], column: str) -> Iterator[str | None]:
+    for path in paths:
+        with _open(path) as handle:
+            offset = 0
+            for number, raw in enumerate(handle, start=1):
+                line = _decode(raw, path, offset)
+                offset += len(raw)
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise DataError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+                if not isinstance(record, dict) or column not in record:
+                    raise DataError(f"{path}:{number}: no text column {column!r}")
+                text = record[column]
+                if text is not None and not isinstance(text, str):
+                    raise DataError(f"{path}:{number}: column {column!r} holds {type(text).__name__}, not text")
+                yield text
+
+
+def _string_column(table_or_batch, column: str, path: str) -> pa.Array:
+    if column not in table_or_batch.schema.names:
+        raise DataError(f"{path}: no text column {column!r} (columns: {', '.join(table_or_batch.schema.names)})")
+    field = table_or_batch.schema.field(column)
+    if not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)):
+        raise DataError(f"{path}: column {column!r} has type {field.type}, not string")
+    return table_or_batch.column(column)
+
+
+def _valid_utf8(texts: pa.Array, column: str, path: str) -> pa.Array:
+    try:
+        texts.validate(full=True)
+    except pa.ArrowInvalid:
+        raise DataError(f"{path}: column {column!r} holds text that is not valid UTF-8") from None
+    return texts
+
+
+def _parquet(paths: list[str], column: str) -> Iterator[pa.Array]:
+    for path in paths:
+        try:
+            reader = pq.ParquetFile(path)
+            _string_column(reader.schema_arrow.empty_table(), column, path)
+            for batch in reader.iter_batches(batch_size=BATCH_DOCS, columns=[column]):
+                yield _valid_utf8(batch.column(0).cast(pa.string()), column, path)
+        except (pa.ArrowException, OSError, ValueError) as error:
+            raise DataError(f"{path}: cannot read as parquet ({error})") from None
+
+
+def _open_ipc(source: pa.MemoryMappedFile):
+    try:
+        return pa.ipc.open_file(source)
+    except pa.ArrowInvalid:
+        source.seek(0)
+        return pa.ipc.open_stream(source)
+
+
+def _arrow(paths: list[str], column: str) -> Iterator[pa.Array]:
+    for path in paths:
+        try:
+            with pa.memory_map(path) as source:
+                table = _open_ipc(source).read_all()
+                texts = _valid_utf8(_string_column(table, column, path).cast(pa.string()), column, path)
+                for start in range(0, len(texts), BATCH_DOCS):
+                    yield texts.slice(start, BATCH_DOCS).combine_chunks()
+        except (pa.ArrowException, OSError) as error:
+            raise DataError(f"{path}: cannot read as Arrow IPC ({error})") from None
+
+
+def bounded(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
+    """Split batches so that each holds at most BATCH_BYTES of text (or one document): memory stays flat."""
+    for texts in batches:
+        ends = np.cumsum(pc.binary_length(texts).fill_null(0).to_numpy(zero_copy_only=False))
+        start = 0
+        while start < len(texts):
+            budget = (ends[start - 1] if start else 0) + BATCH_BYTES
+            stop = max(start + 1, int(np.searchsorted(ends, budget, side="right")))
+            yield texts.slice(start, stop - start)
+            start = stop
+
+
+def read_text(paths: list[str], column: str) -> Iterator[pa.Array]:
+    """A document per file."""
+    return _batched(_text_files(paths))
+
+
+def read_lines(paths: list[str], column: str) -> Iterator[pa.Array]:
+    """A document per non-empty line."""
+    return _batched(_lines(paths))
+
+
+def read_jsonl(paths: list[str], column: str) -> Iterator[pa.Array]:
+    """A document per JSON object, its text in `column`."""
+    return _batched(_jsonl(paths, column))
+
+
+def read_parquet(paths: list[str], column: str) -> Iterator[pa.Array]:
+    return bounded(_parquet(paths, column))
+
+
+def read_arrow(paths: list[str], column: str) -> Iterator[pa.Array]:
+    """Arrow IPC, file or stream format."""
+    return bounded(_arrow(paths, column))
+
+
+FORMATS: dict[str, Callable[[list[str], str], Iterator[pa.Array]]] = {
+    "text": read_text,
+    "lines": read_lines,
+    "jsonl": read_jsonl,
+    "parquet": read_parquet,
+    "arrow": read_arrow,
+}
+
+
+def read_files(format_name: str, paths: list[str], column: str) -> Iterator[pa.Array]:
+    """The documents of `paths` in `format_name`; an unknown format is an error that names it."""
+    if format_name not in FORMATS:
+        raise DataError(f"unknown file format {format_name!r} (known: {', '.join(FORMATS)})")
+    return FORMATS[format_name](paths, column)

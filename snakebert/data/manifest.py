@@ -1,0 +1,158 @@
+"""The manifest (results/dataset/manifest.json): the data set's declared contract, and the one file training reads.
+This module alone writes and reads it.
+
+It holds the block format (block_size, column, dtype, vocab_size, the special token ids), how the blocks were
+packed, each shard's counts and SHA-256 (aggregated from the stats the ingest, tokenize and pack jobs wrote beside
+their outputs, nothing recomputed), the validation split, the shuffle seed, and the provenance: the versions of the
+libraries that made the data, the project's commit and a digest of the config sections that shaped it."""
+
+import hashlib
+import json
+import os
+import subprocess
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+
+from ..atomic import write_json
+from ..errors import DataError
+
+FORMAT_VERSION = 2
+PACKING = {  # how pack_shard made the blocks
+    "documents": "whole",  # every document as the tokenizer encodes it, [CLS] ... [SEP], never truncated
+    "order": "corpus",  # concatenated in corpus order within each shard; blocks never span two shards
+    "remainder": "dropped",  # each shard's last partial block is dropped (its `dropped_tokens`)
+}
+SPECIAL_ROLES = ("pad_token", "unk_token", "cls_token", "sep_token", "mask_token")
+LIBRARIES = ("tokenizers", "transformers", "datasets", "pyarrow")
+CLEANING_COUNTS = ("docs_read", "docs_null_or_empty", "docs_too_short", "chars_read", "chars")
+COUNTS = ("docs", "tokens", "blocks", "dropped_tokens", "duplicates", *CLEANING_COUNTS)
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def _read_json(path: str, what: str = "stats file") -> dict:
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise DataError(f"{path}: not a readable {what} ({error}); delete it and rerun to rebuild it") from None
+
+
+def validation_ranges(blocks: list[int], fraction: float, seed: int) -> list[dict]:
+    """Per shard, one contiguous run of round(blocks * fraction) blocks at a seeded offset (few shared documents)."""
+    ranges = []
+    for index, count in enumerate(blocks):
+        size = int(round(count * fraction))
+        if size:
+            start = int(np.random.default_rng([seed, index]).integers(0, count - size + 1))
+            ranges.append({"shard": index, "start": start, "stop": start + size})
+    return ranges
+
+
+def special_ids(tokenizer_dir: str) -> dict[str, int]:
+    """{role: token id} of the tokenizer's special tokens, from the two files save_pretrained writes."""
+    folder = Path(tokenizer_dir)
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    vocabulary = json.loads((folder / "tokenizer.json").read_text())["model"]["vocab"]
+    return {role: vocabulary[config[role]] for role in SPECIAL_ROLES}
+
+
+def project_commit() -> dict | None:
+    """The project's git commit, and whether its tracked files differ from it; None outside a git checkout."""
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(PROJECT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        modified = subprocess.run(["git", "-C", str(PROJECT), "diff", "--quiet", "HEAD"], capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return {"id": commit, "modified": modified.returncode != 0}
+
+
+def shard_entry(raw: str, raw_stats: str, token_stats: str, blocks: str, block_stats: str, folder: str) -> dict:
+    """One shard's line of the manifest, from the stats its three jobs wrote (paths relative to `folder`)."""
+    cleaning, tokens, packed = _read_json(raw_stats), _read_json(token_stats), _read_json(block_stats)
+    if tokens["tokens"] != packed["tokens"]:
+        raise DataError(
+            f"{block_stats}: packed {packed['tokens']} tokens, but {token_stats} counts {tokens['tokens']}: "
+            "the two are from different runs; delete them and rerun to rebuild them"
+        )
+    return {
+        "path": os.path.relpath(blocks, folder),
+        "text_shard": os.path.relpath(raw, folder),
+        "source": cleaning["source"],
+        "docs": tokens["docs"],
+        "tokens": tokens["tokens"],
+        "blocks": packed["blocks"],
+        "dropped_tokens": packed["dropped_tokens"],
+        "sha256": packed["sha256"],
+        "duplicates": tokens["duplicates"],
+        **{key: cleaning[key] for key in CLEANING_COUNTS},
+        "vocab_size": tokens["vocab_size"],
+    }
+
+
+def build_manifest(shards: list[tuple[str, ...]], tokenizer_dir: str, data: dict, config_digest: str, out: str) -> dict:
+    """The manifest to be written to `out`. `shards`: per shard, in corpus order, (text shard, its stats, token
+    stats, block file, block stats). Shard paths are relative to the manifest's folder, so results/ can move."""
+    entries = [shard_entry(*shard, os.path.dirname(out)) for shard in shards]
+    vocab_sizes = {entry.pop("vocab_size") for entry in entries}
+    totals = {key: sum(entry[key] for entry in entries) for key in COUNTS}
+    totals["kept_token_fraction"] = 1 - totals["dropped_tokens"] / max(totals["tokens"], 1)
+    validation = validation_ranges([entry["blocks"] for entry in entries], data["validation_fraction"], data["seed"])
+    validation_blocks = sum(run["stop"] - run["start"] for run in validation)
+    largest = max(entry["blocks"] for entry in entries)
+    if largest == 0:
+        raise DataError(f"no shard holds a whole block of data.block_size ({data['block_size']}) tokens")
+    if validation_blocks == 0:
+        raise DataError(
+            f"config data.validation_fraction ({data['validation_fraction']}) gives no validation blocks: "
+            f"round(blocks x fraction) is 0 in every shard (the largest has {largest} blocks); training evaluates "
+            f"on them, so raise it to at least {1 / largest:.3g}"
+        )
+    return {
+        "block_size": data["block_size"],
+        "vocab_size": vocab_sizes.pop(),
+        "dtype": "uint16",
+        "column": "input_ids",
+        "shards": entries,
+        "totals": totals,
+        "split": {
+            "validation_fraction": data["validation_fraction"],
+            "validation": validation,
+            "validation_blocks": validation_blocks,
+            "train_blocks": totals["blocks"] - validation_blocks,
+        },
+        "shuffle_seed": data["seed"],
+        "format_version": FORMAT_VERSION,
+        "packing": PACKING,
+        "special_ids": special_ids(tokenizer_dir),
+        "provenance": {
+            "libraries": {name: version(name) for name in LIBRARIES},
+            "commit": project_commit(),
+            "config_digest": config_digest,
+        },
+    }
+
+
+def write_manifest(manifest: dict, out: str) -> None:
+    write_json(out, manifest)
+
+
+def read_manifest(path: str) -> dict:
+    """The manifest at `path`, refused with what to do when its format is not this code's."""
+    manifest = _read_json(path, "manifest")
+    found = manifest.get("format_version", 1)
+    if found != FORMAT_VERSION:
+        raise DataError(
+            f"{path}: manifest format {found}, this code reads format {FORMAT_VERSION}; "
+            "delete it and rerun to rebuild it"
+        )
+    return manifest
+
+
+def data_digest(manifest: dict) -> str:
+    """A digest of everything in the manifest that describes the data, not its provenance: what training is
+    fingerprinted with (a rebuild by another commit or library version with the same blocks keeps checkpoints)."""
+    described = {key: value for key, value in manifest.items() if key != "provenance"}
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()

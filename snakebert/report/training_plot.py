@@ -1,0 +1,37 @@
+"""The report's training curves: training and held-out loss by step, and the learning rate and gradient norm."""
+
+import json
+from pathlib import Path
+
+from ..errors import DataError
+from .figures import figure, save_svg
+
+
+def series(history: list[dict], key: str) -> tuple[list[int], list[float]]:
+    entries = [entry for entry in history if key in entry]
+    return [entry["step"] for entry in entries], [entry[key] for entry in entries]
+
+
+def plot_training(model_dir: str, eval_metrics: str, out: str) -> None:
+    history_path = Path(model_dir) / "log_history.json"
+    history = json.loads(history_path.read_text())
+    steps, losses = series(history, "loss")
+    if not steps:
+        raise DataError(f"{history_path}: no training loss was logged (pretrain.logging_steps above max_steps?)")
+    held_out = json.loads(Path(eval_metrics).read_text())
+    fig, (loss, schedule) = figure(2)
+
+    loss.plot(steps, losses, color="C0", label="training")
+    loss.plot(*series(history, "eval_loss"), "o-", color="C1", label="validation, during training")
+    loss.axhline(held_out["mlm_loss"], color="C3", linestyle=":", label=f"evaluation: {held_out['mlm_loss']:.3f}")
+    loss.set(title="Masked language modelling loss", xlabel="step", ylabel="loss (nats per masked token)")
+    loss.legend()
+
+    schedule.plot(*series(history, "learning_rate"), color="C2")
+    schedule.set(title="Learning rate and gradient norm", xlabel="step", ylabel="learning rate")
+    steps_norm, norms = series(history, "grad_norm")
+    if steps_norm:
+        norm = schedule.twinx()
+        norm.plot(steps_norm, norms, color="C7", linewidth=0.8)
+        norm.set_ylabel("gradient norm (grey)")
+    save_svg(fig, out)

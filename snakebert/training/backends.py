@@ -1,0 +1,103 @@
+"""The training backends, one table: what each needs from the workflow (its device resource and launcher), how its
+ranks learn the world size, and the trainer it builds. Adding a backend is an entry here, its trainer function, the
+schema's `pretrain.backend` enum and the tests (tests/unit/test_tables.py checks that the enum equals the keys)."""
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+GAUDI_CONFIG = Path(__file__).resolve().parents[2] / "config" / "gaudi_config.json"
+
+# A trainer function takes (the TrainingArguments shared by every backend, the `pretrain` settings, the GaudiConfig
+# file, on_device) and returns (trainer class, its training arguments, further keyword arguments of the trainer).
+TrainerFunction = Callable[[dict, dict, str, bool], tuple[type, object, dict]]
+
+
+@dataclass(frozen=True)
+class Backend:
+    resource: str | None  # the rule resource that counts its devices; pretrain gets one rank per device
+    launch: Callable[[int, Callable[[str], str]], str]  # (devices, path of a script) -> how the script starts
+    world_size_variables: tuple[str, ...]  # what its launcher sets on each rank, first one set wins
+    rank_variables: tuple[str, ...]
+    trainer: TrainerFunction
+
+
+def cpu_trainer(arguments: dict, settings: dict, gaudi_config: str, on_device: bool):
+    from transformers import Trainer, TrainingArguments
+
+    return Trainer, TrainingArguments(**arguments, use_cpu=True), {}
+
+
+def cuda_arguments(settings: dict, capability: tuple[int, int]) -> dict:
+    """The CUDA path's speed settings: bf16 and TF32 from Ampere on, fused AdamW, and torch.compile if set."""
+    ampere = capability[0] >= 8
+    return {"bf16": ampere, "tf32": ampere, "optim": "adamw_torch_fused", "torch_compile": settings["torch_compile"]}
+
+
+def cuda_trainer(arguments: dict, settings: dict, gaudi_config: str, on_device: bool):
+    import torch
+    from transformers import Trainer, TrainingArguments
+
+    speed = cuda_arguments(settings, torch.cuda.get_device_capability())
+    return Trainer, TrainingArguments(**arguments, **speed), {}
+
+
+def hpu_trainer(arguments: dict, settings: dict, gaudi_config: str, on_device: bool):
+    """optimum-habana's GaudiTrainer; `on_device=False` runs it on the CPU (the contract tests do)."""
+    from optimum.habana import GaudiConfig, GaudiTrainer, GaudiTrainingArguments
+
+    args = GaudiTrainingArguments(
+        **arguments,
+        use_habana=on_device,
+        use_lazy_mode=on_device,
+        use_cpu=not on_device,
+        gaudi_config_name=str(gaudi_config) if on_device else None,
+        throughput_warmup_steps=settings["throughput_warmup_steps"],
+        bf16=on_device,
+    )
+    return GaudiTrainer, args, {"gaudi_config": GaudiConfig.from_pretrained(str(gaudi_config))}
+
+
+def gaudi_spawn(devices: int, script: Callable[[str], str]) -> str:
+    return f"python {script('gaudi_spawn.py')} --world_size {devices} --use_mpi"
+
+
+def torchrun(devices: int, script: Callable[[str], str]) -> str:
+    return f"torchrun --standalone --nproc_per_node {devices}" if devices > 1 else "python"
+
+
+BACKENDS = {  # in the order `auto` tries them
+    "hpu": Backend(
+        "hpu", gaudi_spawn, ("OMPI_COMM_WORLD_SIZE", "WORLD_SIZE"), ("OMPI_COMM_WORLD_RANK", "RANK"), hpu_trainer
+    ),
+    "cuda": Backend("gpu", torchrun, ("WORLD_SIZE",), ("RANK",), cuda_trainer),
+    "cpu": Backend(None, lambda devices, script: "python", ("WORLD_SIZE",), ("RANK",), cpu_trainer),
+}
+
+
+def resolve_backend(requested: str, devices: dict[str, int]) -> str:
+    """`pretrain.backend`, with `auto` the first backend whose resource the rule is given (a profile or
+    --set-resources), else cpu. The workflow resolves it once; the training script gets a concrete name."""
+    if requested != "auto":
+        return requested
+    return next(name for name, backend in BACKENDS.items() if not backend.resource or devices[backend.resource] > 0)
+
+
+def device_count(backend: str, devices: dict[str, int]) -> int:
+    """The ranks to launch: the rule's devices of the backend's resource (at least 1)."""
+    resource = BACKENDS[backend].resource
+    return max(devices[resource], 1) if resource else 1
+
+
+def _first_set(variables: tuple[str, ...], default: int) -> int:
+    return next((int(os.environ[name]) for name in variables if os.environ.get(name)), default)
+
+
+def world_size(backend: str) -> int:
+    """This process's world size, as its backend's launcher announced it."""
+    return _first_set(BACKENDS[backend].world_size_variables, 1)
+
+
+def rank(backend: str) -> int:
+    return _first_set(BACKENDS[backend].rank_variables, 0)

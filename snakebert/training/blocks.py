@@ -1,0 +1,79 @@
+"""The packed blocks of the manifest as a map-style dataset (memory-mapped uint16 rows, train or validation) and
+the training order: a permutation of the train blocks that is a pure function of (shuffle seed, epoch)."""
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+from torch.utils.data import Sampler
+
+from ..data.manifest import read_manifest
+from ..errors import DataError
+
+
+def _shard_rows(path: str, manifest: dict) -> list[np.ndarray]:
+    """The blocks of one shard as zero-copy (rows, block_size) views of the manifest's column and dtype, one per
+    record batch."""
+    source = pa.memory_map(path)
+    views = []
+    for batch in pa.ipc.open_stream(source):
+        values = batch.column(manifest["column"]).flatten()
+        if values.type != pa.from_numpy_dtype(np.dtype(manifest["dtype"])):
+            raise DataError(f"{path}: token ids of type {values.type}, the manifest says {manifest['dtype']}")
+        views.append(values.to_numpy().reshape(-1, manifest["block_size"]))
+    return views
+
+
+def split_indices(manifest: dict, split: str) -> np.ndarray:
+    """Global block numbers (shards in manifest order) of the `train` or `validation` split."""
+    starts = np.cumsum([0] + [shard["blocks"] for shard in manifest["shards"]])
+    held_out = np.zeros(starts[-1], dtype=bool)
+    for run in manifest["split"]["validation"]:
+        held_out[starts[run["shard"]] + run["start"] : starts[run["shard"]] + run["stop"]] = True
+    return np.flatnonzero(held_out if split == "validation" else ~held_out)
+
+
+class BlockDataset:
+    """Blocks of one split. Item `i` (or `(epoch, i)`, as EpochSampler yields) is {"ids": a uint16 row of
+    `block_size` token ids (no copy until batching), "block": its global block number, "epoch": epoch (0 for
+    a plain index)}: what the collator needs to mask it as a pure function of the block and the epoch."""
+
+    def __init__(self, manifest_path: str, split: str, limit: int | None = None) -> None:
+        manifest = read_manifest(manifest_path)
+        self.block_size = manifest["block_size"]
+        self.views = [
+            view
+            for shard in manifest["shards"]
+            for view in _shard_rows(str(Path(manifest_path).parent / shard["path"]), manifest)
+        ]
+        self.view_starts = np.cumsum([0] + [len(view) for view in self.views])
+        self.indices = split_indices(manifest, split)[:limit]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __getitem__(self, key: int | tuple[int, int]) -> dict:
+        epoch, index = key if isinstance(key, tuple) else (0, key)
+        block = int(self.indices[index])
+        view = int(np.searchsorted(self.view_starts, block, side="right")) - 1
+        return {"ids": self.views[view][block - self.view_starts[view]], "block": block, "epoch": epoch}
+
+
+class EpochSampler(Sampler):
+    """Yields (epoch, index) for every index of a dataset of `size` items, in an order drawn from (seed, epoch)
+    alone; the trainer calls `set_epoch` at the start of each epoch."""
+
+    def __init__(self, size: int, seed: int) -> None:
+        self.size = size
+        self.seed = seed
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self):
+        order = np.random.default_rng([self.seed, self.epoch]).permutation(self.size)
+        return ((self.epoch, int(index)) for index in order)

@@ -1,0 +1,53 @@
+"""Evaluate a pretrained model on the held-out blocks: MLM loss, perplexity and masked-token accuracy.
+
+Masking is training's (k positions per block, a pure function of the seed and the block), with the evaluation's
+own seed: two evaluations of one model mask the same tokens and agree, and the loss measures what training's does.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+from ..errors import DataError
+from .blocks import BlockDataset
+from .masking import IGNORED, BlockCollator, predictions_per_block
+from .model import masked_logits
+
+
+@torch.no_grad()
+def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict) -> dict:
+    """`masking`: training's `mlm_probability` and `max_predictions`."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForMaskedLM.from_pretrained(model_dir).to(device).eval()
+    blocks = BlockDataset(manifest, "validation", limit=settings["max_blocks"])
+    k = predictions_per_block(blocks.block_size, masking["mlm_probability"], masking["max_predictions"])
+    collator = BlockCollator(tokenizer, k, settings["seed"])
+    loss_sum, correct, asked = 0.0, 0, 0
+    label_counts = torch.zeros(len(tokenizer), dtype=torch.long)
+    for start in range(0, len(blocks), settings["batch_size"]):
+        batch = collator([blocks[index] for index in range(start, min(start + settings["batch_size"], len(blocks)))])
+        inputs, positions = batch["input_ids"].to(device), batch["masked_positions"].to(device)
+        logits = masked_logits(model, inputs, positions).float().cpu().flatten(0, 1)
+        labels = batch["labels"].flatten()
+        chosen = labels != IGNORED
+        loss_sum += F.cross_entropy(logits, labels, ignore_index=IGNORED, reduction="sum").item()
+        correct += int(((logits.argmax(-1) == labels) & chosen).sum())
+        asked += int(chosen.sum())
+        label_counts += torch.bincount(labels[chosen], minlength=len(tokenizer))
+    if asked == 0:
+        raise DataError(f"{manifest}: no validation tokens to evaluate (data.validation_fraction is 0?)")
+    loss = loss_sum / asked
+    return {
+        "validation_blocks": len(blocks),
+        "masked_tokens": asked,
+        "mlm_loss": loss,
+        "perplexity": math.exp(loss),
+        "masked_token_accuracy": correct / asked,
+        "chance_accuracy": 1 / len(tokenizer),
+        "most_frequent_token_accuracy": int(label_counts.max()) / asked,
+        "masking_seed": settings["seed"],
+        "predictions_per_block": k,
+    }

@@ -1,0 +1,79 @@
+"""What pretraining checks before its first step, so that bad data fails in the first seconds of a long run:
+every block file against the manifest's SHA-256, every token id below the vocabulary, and both splits large
+enough to train and evaluate. Each failure names the file or the setting."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from ..checksum import sha256
+from ..errors import DataError
+
+
+def _largest_id(path: Path, manifest: dict) -> int:
+    """The largest token id in a block file, record batch by record batch (memory-mapped, no copy)."""
+    largest = 0
+    try:
+        with pa.memory_map(str(path)) as source:
+            for batch in pa.ipc.open_stream(source):
+                values = batch.column(manifest["column"])
+                if values.type.list_size != manifest["block_size"]:
+                    raise DataError(
+                        f"{path}: blocks of {values.type.list_size} tokens, the manifest says {manifest['block_size']}"
+                    )
+                if values.type.value_type != pa.from_numpy_dtype(np.dtype(manifest["dtype"])):
+                    raise DataError(
+                        f"{path}: token ids of type {values.type.value_type}, the manifest says {manifest['dtype']}"
+                    )
+                ids = values.flatten().to_numpy()
+                largest = max(largest, int(ids.max(initial=0)))
+    except (pa.ArrowException, OSError, KeyError, AttributeError) as error:
+        raise DataError(f"{path}: not a readable block file ({error}); delete it and rerun to rebuild it") from error
+    return largest
+
+
+def verify_blocks(manifest_path: str, manifest: dict, vocab_size: int, rank: int = 0, world_size: int = 1) -> int:
+    """Check this rank's share of the block files (every `world_size`-th, from `rank`); return the bytes read."""
+    folder = Path(manifest_path).parent
+    checked = 0
+    for shard in manifest["shards"][rank::world_size]:
+        path = Path(os.path.normpath(folder / shard["path"]))
+        if not path.is_file():
+            raise DataError(f"{path}: block file listed in {manifest_path} is missing")
+        if sha256(str(path)) != shard["sha256"]:
+            raise DataError(
+                f"{path}: its SHA-256 differs from the one in {manifest_path}: the file changed after the manifest "
+                "was written; delete it and rerun to rebuild it"
+            )
+        largest = _largest_id(path, manifest)
+        if largest >= vocab_size:
+            raise DataError(
+                f"{path}: token id {largest} is not below the vocabulary size {vocab_size} of the tokenizer; "
+                "the blocks were not made with this tokenizer"
+            )
+        checked += path.stat().st_size
+    return checked
+
+
+def check_splits(manifest_path: str, manifest: dict, train_blocks: int, validation_blocks: int, batch: int) -> None:
+    """Enough train blocks for one global batch, and at least one validation block."""
+    if validation_blocks == 0:
+        raise DataError(
+            f"{manifest_path}: no validation blocks (data.validation_fraction is "
+            f"{manifest['split']['validation_fraction']}); training evaluates on them"
+        )
+    if train_blocks < batch:
+        raise DataError(
+            f"{manifest_path}: {train_blocks} train blocks, fewer than one global batch of {batch} "
+            "(pretrain.per_device_train_batch_size x processes): not one training step could run"
+        )
+
+
+def check_vocabulary(manifest_path: str, manifest: dict, vocab_size: int) -> None:
+    if manifest["vocab_size"] != vocab_size:
+        raise DataError(
+            f"{manifest_path}: the blocks were tokenized with a vocabulary of {manifest['vocab_size']}, "
+            f"the tokenizer has {vocab_size}"
+        )

@@ -1,0 +1,132 @@
+"""Pretrain BERT with masked language modelling on the manifest's blocks: check the data before the first step,
+resume from a matching checkpoint, log one progress line per logging step."""
+
+import json
+import time
+from pathlib import Path
+
+import torch
+from transformers import AutoTokenizer, BertConfig, set_seed
+
+from ..atomic import atomic_path
+from ..data.manifest import data_digest, read_manifest
+from .backends import GAUDI_CONFIG, rank, world_size
+from .blocks import BlockDataset
+from .checkpoints import resume_point, run_directory
+from .masking import BlockCollator, predictions_per_block
+from .model import BertForMaskedPositions, bert_config, save_as_bert
+from .preflight import check_splits, check_vocabulary, verify_blocks
+from .trainers import build_trainer, global_batch_size
+
+# The `pretrain` settings that cannot change the trained weights; every other setting is in the fingerprint, so
+# a new setting shapes it unless it is named here (tests/test_fingerprint.py classifies every schema key).
+NEUTRAL_SETTINGS = frozenset(
+    {
+        "backend",  # the resolved backend is fingerprinted instead
+        "logging_steps",
+        "save_steps",
+        "save_total_limit",
+        "eval_steps",
+        "eval_blocks",
+        "per_device_eval_batch_size",
+        "dataloader_num_workers",
+        "throughput_warmup_steps",
+    }
+)
+
+
+def fingerprint_inputs(
+    manifest_path: str, model: BertConfig, settings: dict, processes: int, backend: str, gaudi_config: str
+) -> dict:
+    """Everything that can change what training produces: the data, the model, every setting but the neutral
+    ones, the world size, the backend and the Gaudi config."""
+    return {
+        "data": data_digest(read_manifest(manifest_path)),
+        "model": model.to_diff_dict(),
+        "training": {key: value for key, value in settings.items() if key not in NEUTRAL_SETTINGS},
+        "world_size": processes,
+        "backend": backend,
+        "gaudi_config": json.loads(Path(gaudi_config).read_text()),
+    }
+
+
+def preflight(manifest_path: str, manifest: dict, vocab_size: int, batch: int, backend: str) -> None:
+    """Fail before the first step, and before any block is read: vocabulary, splits, and this process's share of
+    the block files."""
+    started = time.monotonic()
+    check_vocabulary(manifest_path, manifest, vocab_size)
+    split = manifest["split"]
+    check_splits(manifest_path, manifest, split["train_blocks"], split["validation_blocks"], batch)
+    checked = verify_blocks(manifest_path, manifest, vocab_size, rank(backend), world_size(backend))
+    print(
+        f"verified {checked:,} bytes of blocks against the manifest's SHA-256 and the vocabulary "
+        f"in {time.monotonic() - started:.1f} s"
+    )
+
+
+def summary(trainer, result, block_size: int, backend: str, resumed_from: str | None) -> dict:
+    history = trainer.state.log_history
+    losses = [entry["loss"] for entry in history if "loss" in entry]
+    evals = [entry["eval_loss"] for entry in history if "eval_loss" in entry]
+    samples_per_second = result.metrics["train_samples_per_second"]
+    return {
+        "backend": backend,
+        "world_size": trainer.args.world_size,
+        "global_batch_size": global_batch_size(trainer.args),
+        "steps": trainer.state.global_step,
+        "resumed_from": resumed_from,
+        "train_runtime": result.metrics["train_runtime"],
+        "train_samples_per_second": samples_per_second,
+        "train_tokens_per_second": samples_per_second * block_size,
+        "initial_loss": losses[0] if losses else None,
+        "final_loss": losses[-1] if losses else None,
+        "final_eval_loss": evals[-1] if evals else None,
+    }
+
+
+def pretrain(
+    manifest: str,
+    tokenizer_dir: str,
+    model_settings: dict,
+    settings: dict,
+    backend: str,
+    checkpoints: str,
+    out: str,
+    on_device: bool = True,
+    gaudi_config: str = str(GAUDI_CONFIG),
+) -> dict:
+    processes = world_size(backend)
+    if backend == "cpu" and torch.cuda.is_available():
+        print(
+            "training on the CPU although a GPU is visible: give pretrain GPUs (profiles/local-gpu, or "
+            "--set-resources pretrain:gpu=N) or set pretrain.backend: cuda"
+        )
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    data = read_manifest(manifest)
+    preflight(manifest, data, len(tokenizer), settings["per_device_train_batch_size"] * processes, backend)
+    train = BlockDataset(manifest, "train")
+    validation = BlockDataset(manifest, "validation", limit=settings["eval_blocks"])
+    config = bert_config(model_settings, tokenizer)
+    settings = {**settings, "shuffle_seed": data["shuffle_seed"]}
+    inputs = fingerprint_inputs(manifest, config, settings, processes, backend, gaudi_config)
+    folder = run_directory(checkpoints, inputs)
+    resume = resume_point(checkpoints, inputs, print)
+    set_seed(settings["seed"])
+    model = BertForMaskedPositions(config)
+    if len(validation) < settings["per_device_eval_batch_size"]:
+        print(
+            f"evaluating in batches of {len(validation)}: only {len(validation)} validation blocks (last batches drop)"
+        )
+        settings["per_device_eval_batch_size"] = max(len(validation), 1)
+    k = predictions_per_block(train.block_size, settings["mlm_probability"], settings["max_predictions"])
+    collator = BlockCollator(tokenizer, k, settings["seed"])
+    trainer = build_trainer(backend, settings, str(folder), model, collator, train, validation, on_device, gaudi_config)
+    result = trainer.train(resume_from_checkpoint=resume)
+    metrics = summary(trainer, result, train.block_size, backend, resume)
+    if trainer.is_world_process_zero():
+        with atomic_path(out) as tmp:
+            save_as_bert(trainer, tmp)
+            tokenizer.save_pretrained(str(tmp))
+            (tmp / "training_metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
+            (tmp / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
+    return metrics

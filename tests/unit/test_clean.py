@@ -1,0 +1,77 @@
+"""Cleaning (NFC, patterns, whitespace, length) and exact deduplication across shards."""
+
+from collections import Counter
+
+import numpy as np
+import pyarrow as pa
+
+from snakebert.data.clean import clean_batch, text_hashes
+from snakebert.data.dedup import SeenHashes, duplicate_rows, find_duplicates
+from snakebert.data.ingest import SCHEMA as RAW_SCHEMA
+
+CLEAN = {
+    "unicode_normalization": "NFC",
+    "strip_patterns": [r"(?i)\[(?:applause|laughter|inaudible|cheers)[^\]\n]{0,80}\]"],
+    "normalize_whitespace": True,
+    "min_chars": 12,
+    "dedup": True,
+}
+
+
+def test_clean_normalises_strips_notes_and_whitespace_and_counts_removals():
+    texts = pa.array(
+        [
+            "Cafe\u0301 society  met\t\ttoday. [Applause] Then   more.\n\n\n\nEnd [laughter] .",
+            None,
+            "",
+            "too short",
+            "  \u00a0Spaces\u2003everywhere\u2028and a line separator  ",
+        ]
+    )
+    counts = Counter()
+    kept = clean_batch(texts, CLEAN, counts).to_pylist()
+    assert kept == ["Caf\u00e9 society met today. Then more.\n\nEnd .", "Spaces everywhere\nand a line separator"]
+    assert counts["docs_read"] == 5
+    assert counts["docs_null_or_empty"] == 2
+    assert counts["docs_too_short"] == 1
+    assert counts["docs"] == 2
+    assert counts["chars"] == sum(len(text) for text in kept)
+
+
+def test_cleaning_can_be_switched_off():
+    off = {**CLEAN, "unicode_normalization": None, "strip_patterns": [], "normalize_whitespace": False, "min_chars": 1}
+    text = "Cafe\u0301  [Applause]\n\n\n\n"
+    assert clean_batch(pa.array([text]), off, Counter()).to_pylist() == [text]
+
+
+def test_seen_hashes_keeps_first_occurrences_across_batches_and_merges():
+    seen = SeenHashes()
+    marks = [seen.first_seen(np.array(batch, dtype=np.uint64)) for batch in ([5, 3, 5], [3, 7, 8], [8, 9, 5, 9])]
+    assert [mark.tolist() for mark in marks] == [
+        [True, True, False],
+        [False, True, True],
+        [False, True, False, False],
+    ]
+    assert len(seen.levels) < 3
+
+
+def _raw_shard(path, texts):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    texts = pa.array(texts, pa.string())
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, RAW_SCHEMA) as writer:
+        writer.write_batch(pa.record_batch([texts, pa.array(text_hashes(texts))], schema=RAW_SCHEMA))
+    return str(path)
+
+
+def test_find_duplicates_drops_later_copies_in_corpus_order(tmp_path):
+    shards = [
+        _raw_shard(tmp_path / "raw/a/shard-00000.arrow", ["one", "two", "one"]),
+        _raw_shard(tmp_path / "raw/a/shard-00001.arrow", ["three", "two"]),
+        _raw_shard(tmp_path / "raw/b/shard-00000.arrow", ["three", "four", "one"]),
+    ]
+    out = tmp_path / "duplicates.arrow"
+    assert find_duplicates(shards, str(out)) == 4
+    rows = {key: value.tolist() for key, value in duplicate_rows(str(out)).items()}
+    assert rows == {"a/shard-00000": [2], "a/shard-00001": [1], "b/shard-00000": [0, 2]}
+    assert find_duplicates(shards, str(out), enabled=False) == 0
+    assert duplicate_rows(str(out)) == {}

@@ -1,0 +1,46 @@
+"""The CUDA path's settings, and the part of it this machine can run: our model through transformers' Trainer
+with fused AdamW and torch.compile, on the CPU."""
+
+import math
+
+import torch
+from helpers import TINY_TRAINING
+from transformers import AutoModelForMaskedLM, AutoTokenizer, TrainingArguments
+
+from snakebert.config_defaults import schema_defaults
+from snakebert.training.backends import cuda_arguments
+from snakebert.training.blocks import BlockDataset
+from snakebert.training.masking import BlockCollator
+from snakebert.training.model import BertForMaskedPositions, bert_config, save_as_bert
+from snakebert.training.trainers import common_arguments
+
+SETTINGS = {
+    **schema_defaults("pretrain"), "max_steps": 4, "per_device_train_batch_size": 4, "per_device_eval_batch_size": 4,
+    "learning_rate": 0.005, "warmup_steps": 0, "logging_steps": 1, "save_steps": 100, "save_total_limit": 1,
+    "eval_steps": 100, "dataloader_num_workers": 0, "shuffle_seed": 34,
+}  # fmt: skip
+
+
+def test_our_model_trains_compiled_with_fused_adamw_and_saves_as_plain_bert(tiny_data, tmp_path):
+    from transformers import Trainer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_data.tokenizer)
+    manifest = str(tiny_data.manifest)
+    model = BertForMaskedPositions(bert_config(TINY_TRAINING["model"], tokenizer))
+    arguments = {**common_arguments(SETTINGS, str(tmp_path / "run")), **cuda_arguments(SETTINGS, (7, 0))}
+    trainer = Trainer(
+        model=model,
+        args=TrainingArguments(**arguments, use_cpu=True),
+        data_collator=BlockCollator(tokenizer, 2, seed=42),
+        train_dataset=BlockDataset(manifest, "train"),
+        eval_dataset=BlockDataset(manifest, "validation"),
+    )
+    trainer.train()
+    losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
+    assert len(losses) == 4 and all(math.isfinite(loss) for loss in losses)
+    assert type(trainer.model_wrapped).__name__ == "OptimizedModule"
+    assert type(trainer.optimizer.optimizer).__name__ == "AdamW" and trainer.optimizer.optimizer.defaults["fused"]
+    save_as_bert(trainer, tmp_path / "model")
+    saved = AutoModelForMaskedLM.from_pretrained(tmp_path / "model")
+    for name, weight in model.state_dict().items():
+        assert torch.equal(saved.state_dict()[name], weight), name

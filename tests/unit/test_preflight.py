@@ -1,0 +1,104 @@
+"""Fail before spending: pretraining checks every block file against the manifest, every token id against the
+vocabulary and both splits before its first step, and names the file or setting at fault."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from helpers import TINY_TRAINING
+
+from snakebert.checksum import sha256
+from snakebert.config_defaults import schema_defaults
+from snakebert.errors import DataError
+from snakebert.training.preflight import check_splits, check_vocabulary, verify_blocks
+from snakebert.training.pretrain import pretrain
+
+
+@pytest.fixture
+def data(tiny_data, tmp_path):
+    """A copy of the tiny data set's blocks and manifest, laid out as in results/."""
+    for folder in ("results/blocks", "results/dataset"):
+        shutil.copytree(tiny_data.root / folder, tmp_path / folder)
+    manifest_path = tmp_path / "results/dataset/manifest.json"
+    return manifest_path, json.loads(manifest_path.read_text())
+
+
+def rewrite_first_block_file(manifest_path, manifest, ids_change) -> str:
+    """Rewrite the first shard's blocks with `ids_change` applied, and record the new SHA-256 in the manifest."""
+    path = os.path.normpath(manifest_path.parent / manifest["shards"][0]["path"])
+    table = pa.ipc.open_stream(pa.memory_map(str(path))).read_all()
+    ids = table.column("input_ids").combine_chunks().flatten().to_numpy().copy()
+    ids_change(ids)
+    size = manifest["block_size"]
+    column = pa.FixedSizeListArray.from_arrays(pa.array(ids, pa.uint16()), size)
+    with pa.ipc.new_stream(str(path), pa.schema([("input_ids", column.type)])) as writer:
+        writer.write_table(pa.table({"input_ids": column}))
+    manifest["shards"][0]["sha256"] = sha256(path)
+    return path
+
+
+def test_intact_blocks_pass_and_every_byte_is_read(data):
+    manifest_path, manifest = data
+    read = verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
+    files = [manifest_path.parent / shard["path"] for shard in manifest["shards"]]
+    assert read == sum(path.stat().st_size for path in files)
+    shares = [verify_blocks(str(manifest_path), manifest, manifest["vocab_size"], rank, 2) for rank in (0, 1)]
+    assert sum(shares) == read  # two processes check disjoint halves
+
+
+def test_a_block_file_changed_after_the_manifest_is_named(data):
+    manifest_path, manifest = data
+    path = Path(os.path.normpath(manifest_path.parent / manifest["shards"][1]["path"]))
+    content = bytearray(path.read_bytes())
+    content[-40] ^= 1
+    path.write_bytes(bytes(content))
+    with pytest.raises(DataError, match="SHA-256 differs") as refused:
+        verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
+    assert str(path) in str(refused.value)
+
+
+def test_a_token_id_outside_the_vocabulary_is_named_with_its_file(data):
+    manifest_path, manifest = data
+    path = rewrite_first_block_file(manifest_path, manifest, lambda ids: ids.__setitem__(5, 60000))
+    with pytest.raises(DataError, match="token id 60000 is not below the vocabulary size") as refused:
+        verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
+    assert path in str(refused.value)
+
+
+def test_a_truncated_block_file_is_named_with_what_to_do(data):
+    manifest_path, manifest = data
+    path = Path(os.path.normpath(manifest_path.parent / manifest["shards"][0]["path"]))
+    path.write_bytes(path.read_bytes()[:-100])
+    manifest["shards"][0]["sha256"] = sha256(str(path))
+    with pytest.raises(DataError, match="not a readable block file .* delete it and rerun") as refused:
+        verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
+    assert str(path) in str(refused.value)
+
+
+def test_splits_and_vocabulary_are_checked(data):
+    manifest_path, manifest = data
+    with pytest.raises(DataError, match="no validation blocks"):
+        check_splits(str(manifest_path), manifest, 100, 0, 8)
+    with pytest.raises(DataError, match="fewer than one global batch of 64"):
+        check_splits(str(manifest_path), manifest, 40, 4, 64)
+    check_splits(str(manifest_path), manifest, 64, 1, 64)
+    with pytest.raises(DataError, match=f"vocabulary of {manifest['vocab_size']}, the tokenizer has 30522"):
+        check_vocabulary(str(manifest_path), manifest, 30522)
+
+
+def test_pretrain_names_a_truncated_block_file_before_it_reads_the_blocks(tiny_data, data, tmp_path):
+    manifest_path, manifest = data
+    path = Path(os.path.normpath(manifest_path.parent / manifest["shards"][0]["path"]))
+    path.write_bytes(path.read_bytes()[:-100])
+    manifest["shards"][0]["sha256"] = sha256(str(path))
+    manifest_path.write_text(json.dumps(manifest))
+    settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
+    with pytest.raises(DataError, match="not a readable block file") as refused:
+        pretrain(
+            str(manifest_path), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
+            str(tmp_path / "checkpoints"), str(tmp_path / "model"),
+        )  # fmt: skip
+    assert str(path) in str(refused.value) and not (tmp_path / "checkpoints").exists()

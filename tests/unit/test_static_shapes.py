@@ -1,0 +1,78 @@
+"""The training step has the same tensor shapes at every step (a graph-mode device builds one graph per set of
+shapes), whatever the batch's content, and batches do not depend on the number of dataloader workers."""
+
+import json
+
+import numpy as np
+import torch
+from helpers import TINY_TRAINING
+from shape_log import changed_ops, step_shapes, training_step_shapes
+from transformers import AutoTokenizer
+
+from snakebert.config_defaults import schema_defaults
+from snakebert.training.blocks import BlockDataset
+from snakebert.training.masking import IGNORED, BlockCollator, predictions_per_block
+from snakebert.training.model import BertForMaskedPositions, bert_config
+from snakebert.training.trainers import build_trainer
+
+
+def tiny_trainer(data, folder, workers: int = 0):
+    """The pipeline's CPU trainer over the tiny data set's blocks (16 tokens), as pretrain builds it."""
+    tokenizer = AutoTokenizer.from_pretrained(data.tokenizer)
+    manifest = str(data.manifest)
+    settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "dataloader_num_workers": workers}
+    settings["shuffle_seed"] = json.loads(data.manifest.read_text())["shuffle_seed"]
+    torch.manual_seed(0)
+    model = BertForMaskedPositions(bert_config(TINY_TRAINING["model"], tokenizer))
+    collator = BlockCollator(tokenizer, predictions_per_block(16, 0.15, None), seed=42)
+    train, validation = BlockDataset(manifest, "train"), BlockDataset(manifest, "validation")
+    return build_trainer("cpu", settings, str(folder), model, collator, train, validation)
+
+
+def varied_batches(trainer) -> list[dict]:
+    """Two batches as the trainer's loader gives them, one crowded with [CLS]/[SEP], one with blocks that hold fewer
+    ordinary tokens than k (so some prediction slots are padding)."""
+    loader = iter(trainer.get_train_dataloader())
+    batches = [next(loader), next(loader)]
+    tokenizer_special = trainer.data_collator.special_ids
+    items = [trainer.train_dataset[index] for index in range(8)]
+    crowded = [{**item, "ids": np.where(np.arange(16) % 3 == 0, tokenizer_special[2], item["ids"])} for item in items]
+    sparse = [{**item, "ids": np.where(np.arange(16) == 7, item["ids"], tokenizer_special[3])} for item in items]
+    batches += [trainer.data_collator(crowded), trainer.data_collator(sparse)]
+    assert (batches[3]["labels"] == IGNORED).any()
+    return batches
+
+
+def test_every_training_step_creates_the_same_shapes(tiny_data, tmp_path):
+    trainer = tiny_trainer(tiny_data, tmp_path)
+    logs = [training_step_shapes(trainer, batch) for batch in varied_batches(trainer)]
+    assert len(logs[0]) > 100 and any("backward" in op for op, _ in logs[0])  # forward and backward recorded
+    assert changed_ops(logs) == []
+
+
+def test_the_shape_log_sees_a_boolean_mask_gather():
+    """The check can fail: gathering masked positions with a boolean mask (the count depends on the data) shows."""
+    hidden = torch.randn(2, 16, 8, requires_grad=True)
+    labels = [torch.full((2, 16), IGNORED), torch.full((2, 16), IGNORED)]
+    labels[0][0, :3], labels[1][:, :5] = 1, 1
+    logs = [step_shapes(lambda asked: hidden[asked != IGNORED].sum().backward(), batch) for batch in labels]
+    assert changed_ops(logs) != []
+
+
+def test_batches_are_the_same_with_0_and_2_dataloader_workers(tiny_data, tmp_path):
+    loaders = [tiny_trainer(tiny_data, tmp_path / str(workers), workers).get_train_dataloader() for workers in (0, 2)]
+    for epoch in (0, 1):
+        seen = []
+        for loader in loaders:
+            loader.set_epoch(epoch)
+            batches = iter(loader)
+            seen.append([next(batches) for _ in range(3)])
+        for first, second in zip(*seen, strict=True):
+            assert first.keys() == second.keys() == {"input_ids", "masked_positions", "labels"}
+            assert all(torch.equal(first[key], second[key]) for key in first)
+    assert not torch.equal(seen[0][0]["input_ids"], first_batch_of_epoch_0(loaders[0]))
+
+
+def first_batch_of_epoch_0(loader) -> torch.Tensor:
+    loader.set_epoch(0)
+    return next(iter(loader))["input_ids"]

@@ -1,0 +1,94 @@
+"""The extension points are tables: the schema's choices equal their keys, `auto` resolves from the rule's devices,
+each backend launches as it should, and what is not in a table is an error that names it."""
+
+import os
+
+import pytest
+import yaml
+
+from snakebert.config_defaults import SCHEMA
+from snakebert.data.formats import FORMATS, read_files
+from snakebert.data.sources import SOURCE_TYPES, plan_source
+from snakebert.errors import DataError
+from snakebert.hub import UPLOADS, upload_patterns
+from snakebert.training.backends import BACKENDS, cuda_arguments, device_count, rank, resolve_backend, world_size
+
+PROPERTIES = yaml.safe_load(SCHEMA.read_text())["properties"]
+SOURCE_SCHEMAS = {
+    branch["then"]["properties"]["type"]["const"]: branch["then"] for branch in PROPERTIES["sources"]["items"]["allOf"]
+}
+NO_DEVICES = {"hpu": 0, "gpu": 0}
+
+
+def test_the_schemas_source_types_and_formats_are_the_tables_keys():
+    assert PROPERTIES["sources"]["items"]["properties"]["type"]["enum"] == sorted(SOURCE_TYPES)
+    assert set(SOURCE_SCHEMAS) == set(SOURCE_TYPES)
+    assert SOURCE_SCHEMAS["files"]["properties"]["format"]["enum"] == list(FORMATS)
+
+
+def test_the_schemas_backends_are_auto_and_the_tables_keys():
+    assert PROPERTIES["pretrain"]["properties"]["backend"]["enum"] == ["auto", *sorted(BACKENDS)]
+    assert {backend.resource for backend in BACKENDS.values()} - {None} == set(NO_DEVICES)
+
+
+def test_an_unknown_format_or_source_type_is_named():
+    with pytest.raises(DataError, match="unknown file format 'csv' \\(known: text, lines, jsonl, parquet, arrow\\)"):
+        read_files("csv", ["a.csv"], "text")
+    with pytest.raises(DataError, match="source 'mine': unknown type 'ftp'"):
+        plan_source({"name": "mine", "type": "ftp"})
+
+
+@pytest.mark.parametrize(
+    ("requested", "devices", "resolved"),
+    [
+        ("auto", NO_DEVICES, "cpu"),
+        ("auto", {"hpu": 8, "gpu": 0}, "hpu"),
+        ("auto", {"hpu": 0, "gpu": 2}, "cuda"),
+        ("auto", {"hpu": 8, "gpu": 2}, "hpu"),
+        ("cuda", NO_DEVICES, "cuda"),
+    ],
+)
+def test_auto_is_the_first_backend_given_devices(requested, devices, resolved):
+    assert resolve_backend(requested, devices) == resolved
+
+
+def test_each_backend_launches_one_rank_per_device():
+    script = "scripts/{}".format
+    launch = {name: backend.launch for name, backend in BACKENDS.items()}
+    assert launch["hpu"](device_count("hpu", {"hpu": 8, "gpu": 0}), script) == (
+        "python scripts/gaudi_spawn.py --world_size 8 --use_mpi"
+    )
+    assert launch["hpu"](device_count("hpu", NO_DEVICES), script).endswith("--world_size 1 --use_mpi")
+    assert launch["cuda"](device_count("cuda", {"hpu": 0, "gpu": 4}), script) == (
+        "torchrun --standalone --nproc_per_node 4"
+    )
+    assert launch["cuda"](1, script) == launch["cpu"](device_count("cpu", NO_DEVICES), script) == "python"
+
+
+def test_ranks_read_the_variables_of_their_launcher(monkeypatch):
+    for name in ("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "WORLD_SIZE", "RANK"):
+        monkeypatch.delenv(name, raising=False)
+    assert world_size("hpu") == world_size("cpu") == 1 and rank("hpu") == 0
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "8")
+    monkeypatch.setenv("OMPI_COMM_WORLD_RANK", "3")
+    assert (world_size("hpu"), rank("hpu")) == (8, 3)
+    assert (world_size("cuda"), rank("cuda")) == (1, 0)  # mpirun's variables are not torchrun's
+    monkeypatch.setenv("WORLD_SIZE", "4")
+    assert world_size("cuda") == 4
+
+
+def test_cuda_arguments_turn_on_bf16_and_tf32_from_ampere_and_always_fuse_adamw():
+    assert cuda_arguments({"torch_compile": True}, (9, 0)) == {
+        "bf16": True, "tf32": True, "optim": "adamw_torch_fused", "torch_compile": True,
+    }  # fmt: skip
+    older = cuda_arguments({"torch_compile": False}, (7, 0))
+    assert older == {"bf16": False, "tf32": False, "optim": "adamw_torch_fused", "torch_compile": False}
+
+
+def test_hub_uploads_send_exactly_the_listed_outputs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("results/tokenizer")
+    assert upload_patterns(UPLOADS["tokenizer"], ["results/tokenizer"]) == ["*"]
+    files = ["results/dataset/manifest.json", "results/blocks/a/shard-00000.arrow"]
+    assert upload_patterns(UPLOADS["dataset"], files) == ["dataset/manifest.json", "blocks/a/shard-00000.arrow"]
+    assert {upload.setting for upload in UPLOADS.values()} <= set(PROPERTIES["hub"]["properties"])

@@ -1,0 +1,79 @@
+"""Unit tests of the pieces the workflow tests reach only as a whole: checkpoint selection, the split indices and
+the validation ranges, and the code digest that reruns edited code."""
+
+import json
+
+from snakebert.code_digest import code_digest, local_imports
+from snakebert.data.manifest import validation_ranges
+from snakebert.training.blocks import split_indices
+from snakebert.training.checkpoints import complete_checkpoints, fingerprint, resume_point, run_directory
+
+SETTINGS = {"training": {"learning_rate": 0.001, "max_steps": 100}, "world_size": 1}
+
+
+def checkpoint(folder, step: int, complete: bool = True):
+    path = folder / f"checkpoint-{step}"
+    path.mkdir()
+    if complete:
+        (path / "trainer_state.json").write_text("{}")
+    return path
+
+
+def test_resume_takes_the_newest_complete_checkpoint_by_step_number(tmp_path):
+    own = run_directory(str(tmp_path), SETTINGS)
+    assert own.name == fingerprint(SETTINGS) and json.loads((own / "fingerprint.json").read_text()) == SETTINGS
+    for step in (50, 100, 1000):
+        checkpoint(own, step)
+    checkpoint(own, 1050, complete=False)  # killed while saving: no trainer state yet
+    assert [path.name for path in complete_checkpoints(own)] == ["checkpoint-50", "checkpoint-100", "checkpoint-1000"]
+    said = []
+    assert resume_point(str(tmp_path), SETTINGS, said.append) == str(own / "checkpoint-1000")
+    assert said == [f"resuming from {own / 'checkpoint-1000'} (step 1000)"]
+
+
+def test_checkpoints_of_other_settings_are_never_used_and_the_log_names_what_differs(tmp_path):
+    other = {**SETTINGS, "training": {"learning_rate": 0.002, "max_steps": 100}}
+    checkpoint(run_directory(str(tmp_path), other), 100)
+    said = []
+    assert resume_point(str(tmp_path), SETTINGS, said.append) is None
+    assert said[0].endswith("it was trained with other settings (training.learning_rate)")
+    assert said[-1].startswith("no checkpoint to resume from") and fingerprint(SETTINGS) in said[-1]
+
+
+def test_split_indices_number_blocks_across_shards_and_hold_out_the_ranges():
+    manifest = {
+        "shards": [{"blocks": 5}, {"blocks": 0}, {"blocks": 4}],
+        "split": {"validation": [{"shard": 0, "start": 1, "stop": 3}, {"shard": 2, "start": 3, "stop": 4}]},
+    }
+    assert split_indices(manifest, "validation").tolist() == [1, 2, 8]
+    assert split_indices(manifest, "train").tolist() == [0, 3, 4, 5, 6, 7]
+
+
+def test_validation_ranges_are_seeded_contiguous_and_inside_their_shard():
+    ranges = validation_ranges([100, 7, 1000], 0.1, seed=34)
+    assert [(run["shard"], run["stop"] - run["start"]) for run in ranges] == [(0, 10), (1, 1), (2, 100)]
+    assert all(run["start"] >= 0 and run["stop"] <= count for run, count in zip(ranges, [100, 7, 1000], strict=True))
+    assert validation_ranges([100, 7, 1000], 0.1, seed=34) == ranges
+    assert validation_ranges([100, 7, 1000], 0.1, seed=35) != ranges
+    assert validation_ranges([3], 0.1, seed=34) == []  # round(0.3) = 0: the manifest job refuses an empty split
+
+
+def test_code_digest_follows_imports_transitively_and_changes_only_for_importers(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "base.py").write_text("VALUE = 1\n")
+    (package / "sub" / "middle.py").write_text("from ..base import VALUE\nimport json\n")
+    (package / "sub" / "other.py").write_text("from . import middle\n")
+    (tmp_path / "job_a.py").write_text("from pkg.sub.other import middle\n")
+    (tmp_path / "job_b.py").write_text("from os import path\nimport pkg.sub\n")
+    assert local_imports(package / "sub" / "middle.py", tmp_path) == {package / "__init__.py", package / "base.py"}
+    assert package / "sub" / "middle.py" in local_imports(package / "sub" / "other.py", tmp_path)  # `from . import`
+    before = {name: code_digest(tmp_path / name, tmp_path) for name in ("job_a.py", "job_b.py")}
+    (package / "base.py").write_text("VALUE = 2\n")
+    after = {name: code_digest(tmp_path / name, tmp_path) for name in ("job_a.py", "job_b.py")}
+    assert after["job_a.py"] != before["job_a.py"]  # three imports away, two of them relative
+    assert after["job_b.py"] == before["job_b.py"]
+    (package / "sub" / "__init__.py").write_text("# a package's __init__ runs on import\n")
+    assert code_digest(tmp_path / "job_b.py", tmp_path) != after["job_b.py"]

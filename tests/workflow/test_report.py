@@ -1,0 +1,70 @@
+"""The report: plots and a summary built by the main command, assembled by `snakemake --report`."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from helpers import REPO, snakemake
+
+from snakebert.report.data_plot import document_lengths, truncated_share
+
+REPORT_FILES = ("summary.html", "data.svg", "training.svg")
+
+
+def test_snakemake_report_holds_the_plots_the_summary_and_the_workflow_description(trained, tmp_path):
+    html = tmp_path / "report.html"
+    snakemake(trained, "--report", str(html), "--configfile", str(trained / "test-config.yaml"))
+    text = html.read_text()
+    for name in REPORT_FILES:
+        assert f'"results/report/{name}"' in text
+    assert "by what became of them" in text and "learning-rate schedule" in text
+    assert "(200 tokens)" in text and "blocks of 16" in text
+
+
+def test_summary_states_the_run_figures(trained):
+    summary = (trained / "results/report/summary.html").read_text()
+    training = json.loads((trained / "results/model/training_metrics.json").read_text())
+    evaluation = json.loads((trained / "results/eval/metrics.json").read_text())
+    manifest = json.loads((trained / "results/dataset/manifest.json").read_text())
+    assert f"<td>{training['steps']} x {training['global_batch_size']}</td>" in summary
+    assert f"{training['train_samples_per_second']:,.1f} samples/s" in summary
+    assert f"{evaluation['mlm_loss']:.3f}, {evaluation['perplexity']:,.1f}" in summary
+    assert f"{evaluation['masked_tokens']:,} ({evaluation['predictions_per_block']} per block)" in summary
+    assert f"<td>{manifest['totals']['docs']} / {manifest['totals']['docs_read']}</td>" in summary
+
+
+def test_document_lengths_come_from_the_token_shards(trained):
+    shards = sorted(str(path) for path in (trained / "results/tokens").glob("*/*.arrow"))
+    lengths = document_lengths(shards)
+    manifest = json.loads((trained / "results/dataset/manifest.json").read_text())
+    assert len(lengths) == manifest["totals"]["docs"] and lengths.sum() == manifest["totals"]["tokens"]
+    assert truncated_share(np.array([10, 600]), 512) == pytest.approx(522 / 610)
+
+
+def run_script(name: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], capture_output=True, text=True)
+
+
+def test_plots_are_byte_identical_from_run_to_run(trained, tmp_path):
+    tokens = sorted(str(path) for path in (trained / "results/tokens").glob("*/*.arrow"))
+    manifest = str(trained / "results/dataset/manifest.json")
+    model, metrics = str(trained / "results/model"), str(trained / "results/eval/metrics.json")
+    for name in ("data", "training"):
+        out = tmp_path / f"{name}.svg"
+        args = ["--manifest", manifest, *tokens] if name == "data" else ["--model", model, "--eval-metrics", metrics]
+        assert run_script(f"plot_{name}.py", *args, "--out", str(out)).returncode == 0
+        assert out.read_bytes() == (trained / f"results/report/{name}.svg").read_bytes()
+
+
+def test_a_history_without_training_loss_is_refused_and_leaves_no_plot(trained, tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "log_history.json").write_text(json.dumps([{"step": 10, "eval_loss": 5.0}]))
+    out = tmp_path / "training.svg"
+    done = run_script("plot_training.py", "--model", str(model), "--eval-metrics",
+                      str(trained / "results/eval/metrics.json"), "--out", str(out))  # fmt: skip
+    assert done.returncode == 1
+    assert f"{model / 'log_history.json'}: no training loss was logged" in done.stderr
+    assert not out.exists()

@@ -1,0 +1,135 @@
+"""Pretraining and evaluation through the workflow: loss falls, the model dir works offline, reruns resume."""
+
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import REPO, planned_jobs, snakemake, snakemake_env, training_config
+from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
+
+from snakebert.training.evaluate import evaluate
+
+
+def test_training_lowers_the_loss_and_reports_its_metrics(trained):
+    metrics = json.loads((trained / "results/model/training_metrics.json").read_text())
+    assert metrics["backend"] == "cpu" and metrics["steps"] == 60 and metrics["global_batch_size"] == 8
+    assert metrics["final_loss"] < metrics["initial_loss"] - 0.5
+    assert metrics["train_tokens_per_second"] == pytest.approx(metrics["train_samples_per_second"] * 16)
+    history = json.loads((trained / "results/model/log_history.json").read_text())
+    assert [entry["step"] for entry in history if "loss" in entry][:3] == [1, 5, 10]
+    assert any("eval_loss" in entry for entry in history)
+
+
+def test_model_directory_loads_offline_into_fill_mask(trained, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    folder = trained / "results/model"
+    assert json.loads((folder / "config.json").read_text())["architectures"] == ["BertForMaskedLM"]
+    model = AutoModelForMaskedLM.from_pretrained(folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    fill = pipeline("fill-mask", model=model, tokenizer=tokenizer)
+    predictions = fill("the library opens at [MASK].")
+    assert len(predictions) == 5 and all(prediction["token_str"] for prediction in predictions)
+
+
+def test_evaluation_beats_chance_and_is_repeatable(trained):
+    metrics = json.loads((trained / "results/eval/metrics.json").read_text())
+    assert metrics["masked_tokens"] > 0
+    assert metrics["perplexity"] == pytest.approx(math.exp(metrics["mlm_loss"]))
+    # a handful of masked tokens: the loss, not the accuracy, is what can show learning at this size
+    assert metrics["mlm_loss"] < math.log(1 / metrics["chance_accuracy"]) - 0.5
+    assert 0 <= metrics["masked_token_accuracy"] <= 1
+    settings = {"batch_size": 8, "seed": 1234, "max_blocks": None}
+    masking = {"mlm_probability": 0.15, "max_predictions": None}
+    again = evaluate(str(trained / "results/model"), str(trained / "results/dataset/manifest.json"), settings, masking)
+    assert again == metrics
+
+
+def test_training_settings_rerun_no_data_rule(trained):
+    changed = training_config(trained, pretrain={"learning_rate": 0.004})
+    report = {"plot_training": 1, "report_summary": 1}
+    assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1, "pretrain": 1, **report}
+    changed = training_config(trained, evaluate={"seed": 7})
+    assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1, **report}
+
+
+def wait_for_checkpoint(workdir, process):
+    """Block until the first complete checkpoint exists (or the run ends); return its path."""
+    while process.poll() is None:
+        found = sorted(workdir.glob("checkpoints/pretrain/*/checkpoint-*/trainer_state.json"))
+        if found:
+            return found[0].parent
+        time.sleep(0.05)
+    raise AssertionError("training ended before writing a checkpoint")
+
+
+RESUMABLE = {"max_steps": 400, "save_steps": 50, "logging_steps": 25, "eval_steps": 100}
+TIMINGS = {"train_runtime", "train_samples_per_second", "train_steps_per_second", "eval_runtime"}
+TIMINGS |= {"eval_samples_per_second", "eval_steps_per_second"}
+
+
+def history_without_timings(workdir) -> list[dict]:
+    """The log history but for timings and `train_loss`, the mean loss of the steps this process ran."""
+    history = json.loads((workdir / "results/model/log_history.json").read_text())
+    return [{key: value for key, value in entry.items() if key not in TIMINGS | {"train_loss"}} for entry in history]
+
+
+def test_a_killed_run_resumed_by_snakemake_ends_bit_identical_to_an_uninterrupted_one(tmp_path):
+    straight, killed = tmp_path / "straight", tmp_path / "killed"
+    for workdir in (straight, killed):
+        workdir.mkdir()
+    snakemake(straight, "results/model", config=training_config(straight, pretrain=RESUMABLE))
+    config = training_config(killed, pretrain=RESUMABLE)
+    snakemake(killed, "results/dataset/manifest.json", config=config)
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
+    command += ["--configfile", str(killed / "test-config.yaml")]
+    process = subprocess.Popen(
+        command,
+        cwd=killed,
+        env=snakemake_env(),
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    checkpoint = wait_for_checkpoint(killed, process)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=60)
+    assert not (killed / "results/model").exists()
+    done_steps = int(checkpoint.name.split("-")[1])
+    assert done_steps < RESUMABLE["max_steps"]
+
+    snakemake(killed, "--unlock", config=config)
+    snakemake(killed, "results/model", config=config)
+    log = (killed / "logs/pretrain.log").read_text()
+    assert "resuming from" in log and "checkpoint-" in log
+    metrics = json.loads((killed / "results/model/training_metrics.json").read_text())
+    assert metrics["steps"] == RESUMABLE["max_steps"]
+    assert int(metrics["resumed_from"].rsplit("-", 1)[1]) >= done_steps
+    weights = [(workdir / "results/model/model.safetensors").read_bytes() for workdir in (straight, killed)]
+    assert weights[0] == weights[1]
+    history = history_without_timings(killed)
+    assert history == history_without_timings(straight)
+    assert history[0]["step"] == 1 and history[-1]["step"] == RESUMABLE["max_steps"]
+    kept = sorted(path.name for path in checkpoint.parent.glob("checkpoint-*"))
+    assert kept == ["checkpoint-350", "checkpoint-400"]  # save_total_limit: 2
+
+    changed = training_config(killed, pretrain={**RESUMABLE, "max_steps": 100, "learning_rate": 0.002})
+    snakemake(killed, "results/model", config=changed)
+    log = (killed / "logs/pretrain.log").read_text()
+    assert "it was trained with other settings (training.learning_rate, training.max_steps)" in log
+    assert "training from scratch" in log
+
+
+def test_the_training_log_says_where_the_run_stands_at_each_logging_step(trained):
+    log = (trained / "logs/pretrain.log").read_text().splitlines()
+    progress = [line for line in log if line.startswith("step ") and " loss " in line]
+    assert [line.split()[1] for line in progress] == [f"{step}/60" for step in (1, *range(5, 61, 5))]
+    assert re.fullmatch(r"step 60/60  loss \d+\.\d{4}  \d+\.\d samples/s  0:00:00 left", progress[-1])
+    evaluations = [line for line in log if " eval_loss " in line]
+    assert [line.split()[1] for line in evaluations] == ["20/60", "40/60", "60/60"]
+    assert any(line.startswith("verified ") for line in log)

@@ -1,0 +1,147 @@
+"""Real snakemake runs of the data half (target: the manifest): it builds, and a change reruns exactly what
+depends on it."""
+
+import json
+import shutil
+
+from helpers import REPO, planned_jobs, snakemake, two_source_config, write_jsonl
+
+MANIFEST = "results/dataset/manifest.json"
+
+DATA_RULES = {"ingest_shard", "find_duplicates", "train_tokenizer", "tokenize_shard", "pack_shard", "build_manifest"}
+
+
+def test_data_half_builds_then_a_second_run_does_nothing(workdir):
+    config = two_source_config(workdir)
+    assert planned_jobs(workdir, config, MANIFEST) == {
+        "build_manifest": 1,
+        "find_duplicates": 1,
+        "ingest_shard": 4,
+        "pack_shard": 4,
+        "tokenize_shard": 4,
+        "train_tokenizer": 1,
+    }
+    snakemake(workdir, MANIFEST, config=config)
+    manifest = json.loads((workdir / "results/dataset/manifest.json").read_text())
+    assert [shard["source"] for shard in manifest["shards"]] == ["texts"] * 3 + ["notes"]
+    assert manifest["totals"]["docs"] == 12
+    assert planned_jobs(workdir, config, MANIFEST) == {}
+
+
+def test_vocab_size_change_retrains_and_retokenizes_without_reingesting(workdir):
+    config = two_source_config(workdir)
+    snakemake(workdir, MANIFEST, config=config)
+    changed = two_source_config(workdir, tokenizer={"vocab_size": 150})
+    assert planned_jobs(workdir, changed, MANIFEST) == {
+        "build_manifest": 1,
+        "pack_shard": 4,
+        "tokenize_shard": 4,
+        "train_tokenizer": 1,
+    }
+
+
+def test_block_size_change_repacks_only(workdir):
+    config = two_source_config(workdir)
+    snakemake(workdir, MANIFEST, config=config)
+    changed = two_source_config(workdir, data={"block_size": 8})
+    assert planned_jobs(workdir, changed, MANIFEST) == {"build_manifest": 1, "pack_shard": 4}
+    snakemake(workdir, MANIFEST, config=changed)
+    assert json.loads((workdir / "results/dataset/manifest.json").read_text())["block_size"] == 8
+
+
+def test_settings_outside_the_data_rules_rerun_no_data_rule(workdir):
+    config = two_source_config(workdir)
+    snakemake(workdir, MANIFEST, config=config)
+    changed = two_source_config(workdir, hub={"private": False, "tokenizer_repo": "someone/tok"})
+    assert DATA_RULES.isdisjoint(planned_jobs(workdir, changed))
+
+
+def test_editing_one_file_reingests_its_shard_and_leaves_other_sources_alone(workdir):
+    config = two_source_config(workdir)
+    snakemake(workdir, MANIFEST, config=config)
+    raw = sorted((workdir / "results/raw").glob("*/*.arrow"))
+    before = {path: path.stat().st_mtime_ns for path in raw}
+    write_jsonl(workdir / "corpus/notes.jsonl", [{"text": "An entirely new note about harbours and ships."}])
+    assert planned_jobs(workdir, config, MANIFEST) == {
+        "build_manifest": 1,
+        "find_duplicates": 1,
+        "ingest_shard": 1,
+        "pack_shard": 4,
+        "tokenize_shard": 4,
+        "train_tokenizer": 1,
+    }
+    snakemake(workdir, MANIFEST, config=config)
+    changed = {path.relative_to(workdir).as_posix() for path in raw if path.stat().st_mtime_ns != before[path]}
+    assert changed == {"results/raw/notes/shard-00000.arrow"}
+
+
+def test_editing_a_script_reruns_what_it_made_and_what_follows(tmp_path):
+    workflow = tmp_path / "workflow"
+    workflow.mkdir()
+    shutil.copy(REPO / "Snakefile", workflow / "Snakefile")
+    for folder in ("rules", "scripts", "snakebert", "config", "report", "profiles", "envs"):
+        shutil.copytree(REPO / folder, workflow / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    config = two_source_config(workdir)
+    snakefile = workflow / "Snakefile"
+    snakemake(workdir, MANIFEST, config=config, snakefile=snakefile)
+    with (workflow / "scripts/pack_shard.py").open("a") as script:
+        script.write("\n# an edit\n")
+    assert planned_jobs(workdir, config, MANIFEST, snakefile=snakefile) == {"build_manifest": 1, "pack_shard": 4}
+    with (workflow / "snakebert/data/corpus.py").open("a") as module:
+        module.write("\n# an edit to a module that the tokenizer jobs import (relatively, from the package)\n")
+    assert planned_jobs(workdir, config, MANIFEST, snakefile=snakefile) == {
+        "build_manifest": 1,
+        "pack_shard": 4,
+        "tokenize_shard": 4,
+        "train_tokenizer": 1,
+    }
+
+
+def test_dry_run_shows_every_job_for_hub_sources_before_any_data_exist(workdir):
+    config = {
+        "sources": [
+            {"name": "books", "type": "hub", "path": "bookcorpus", "shards": 3},
+            {"name": "wiki", "type": "hub", "path": "wikipedia", "config": "20220301.en", "shards": 5},
+        ],
+    }
+    jobs = planned_jobs(workdir, config)
+    assert jobs["ingest_shard"] == jobs["tokenize_shard"] == jobs["pack_shard"] == 8
+    assert jobs["train_tokenizer"] == jobs["build_manifest"] == jobs["pretrain"] == jobs["evaluate"] == 1
+    assert not (workdir / "results").exists()
+
+
+def test_dry_run_prints_reasons_and_commands(workdir):
+    done = snakemake(workdir, "-n", "-p", config=two_source_config(workdir))
+    assert "reason: Missing output files" in done.stdout
+    assert "tokenize_shard.py --tokenizer results/tokenizer" in done.stdout
+
+
+def test_a_target_builds_only_what_it_needs(workdir):
+    config = two_source_config(workdir)
+    assert planned_jobs(workdir, config, "results/tokenizer") == {
+        "find_duplicates": 1,
+        "ingest_shard": 4,
+        "train_tokenizer": 1,
+    }
+    assert planned_jobs(workdir, config, "results/blocks/notes/shard-00000.arrow") == {
+        "find_duplicates": 1,
+        "ingest_shard": 4,
+        "pack_shard": 1,
+        "tokenize_shard": 1,
+        "train_tokenizer": 1,
+    }
+
+
+def test_identical_runs_give_byte_identical_outputs(tmp_path):
+    digests = []
+    for name in ("one", "two"):
+        workdir = tmp_path / name
+        workdir.mkdir()
+        snakemake(workdir, MANIFEST, config=two_source_config(workdir))
+        files = sorted(workdir.glob("results/**/*.*"))
+        digests.append({path.relative_to(workdir).as_posix(): path.read_bytes() for path in files})
+    assert digests[0].keys() == digests[1].keys()
+    assert "results/tokenizer/tokenizer.json" in digests[0]
+    assert digests[0] == digests[1]
