@@ -1,0 +1,95 @@
+"""The manifest as a declared contract: built from the stats files of the jobs, read by one module, with its format
+version, packing, special ids and provenance; and the data half's outputs are the ones made before the package
+layout (tests/golden/tiny-data.json, written by the code of commit 003f920 on the same tiny data)."""
+
+import hashlib
+import json
+import shutil
+from importlib.metadata import version
+
+import pytest
+from helpers import REPO
+
+from snakebert.data.manifest import FORMAT_VERSION, LIBRARIES, build_manifest, data_digest, read_manifest
+from snakebert.errors import DataError
+from snakebert.training.blocks import BlockDataset
+
+GOLDEN = json.loads((REPO / "tests/golden/tiny-data.json").read_text())
+NEW_FIELDS = {"format_version", "packing", "special_ids", "provenance"}
+
+
+def test_data_outputs_are_byte_identical_to_before_and_the_manifest_differs_only_in_its_new_fields(tiny_data):
+    results = tiny_data.root / "results"
+    for name, digest in GOLDEN["files"].items():
+        assert hashlib.sha256((results / name).read_bytes()).hexdigest() == digest, name
+    manifest = json.loads(tiny_data.manifest.read_text())
+    assert set(manifest) - set(GOLDEN["manifest"]) == NEW_FIELDS
+    assert {key: value for key, value in manifest.items() if key not in NEW_FIELDS} == GOLDEN["manifest"]
+
+
+def test_the_manifest_declares_its_format_packing_special_ids_and_provenance(tiny_data):
+    manifest = read_manifest(str(tiny_data.manifest))
+    assert manifest["format_version"] == FORMAT_VERSION
+    assert manifest["packing"] == {"documents": "whole", "order": "corpus", "remainder": "dropped"}
+    vocabulary = json.loads((tiny_data.tokenizer / "tokenizer.json").read_text())["model"]["vocab"]
+    assert manifest["special_ids"] == {
+        "pad_token": vocabulary["[PAD]"], "unk_token": vocabulary["[UNK]"], "cls_token": vocabulary["[CLS]"],
+        "sep_token": vocabulary["[SEP]"], "mask_token": vocabulary["[MASK]"],
+    }  # fmt: skip
+    provenance = manifest["provenance"]
+    assert provenance["libraries"] == {name: version(name) for name in LIBRARIES}
+    assert provenance["config_digest"] == "tiny"
+    assert provenance["commit"] is None or len(provenance["commit"]["id"]) == 40
+
+
+def copy_results(tiny_data, tmp_path):
+    shutil.copytree(tiny_data.root / "results", tmp_path / "results")
+    return tmp_path / "results"
+
+
+def test_a_manifest_of_another_format_is_refused_with_what_to_do(tiny_data, tmp_path):
+    results = copy_results(tiny_data, tmp_path)
+    path = results / "dataset/manifest.json"
+    path.write_text(json.dumps(GOLDEN["manifest"]))  # format 1: no format_version
+    with pytest.raises(DataError, match="manifest format 1, this code reads format 2; delete it and rerun"):
+        read_manifest(str(path))
+
+
+def test_readers_take_the_column_and_dtype_from_the_manifest(tiny_data, tmp_path):
+    results = copy_results(tiny_data, tmp_path)
+    path = results / "dataset/manifest.json"
+    manifest = json.loads(path.read_text())
+    path.write_text(json.dumps({**manifest, "dtype": "uint32"}))
+    with pytest.raises(DataError, match="shard-00000.arrow: token ids of type uint16, the manifest says uint32"):
+        BlockDataset(str(path), "train")
+    path.write_text(json.dumps({**manifest, "column": "ids"}))
+    with pytest.raises(KeyError, match="ids"):
+        BlockDataset(str(path), "train")
+
+
+def test_the_data_digest_ignores_provenance_only(tiny_data):
+    manifest = read_manifest(str(tiny_data.manifest))
+    rebuilt = {**manifest, "provenance": {**manifest["provenance"], "commit": None}}
+    assert data_digest(rebuilt) == data_digest(manifest)
+    changed = json.loads(json.dumps(manifest))
+    changed["shards"][0]["sha256"] = "0" * 64
+    assert data_digest(changed) != data_digest(manifest)
+
+
+def test_stats_of_different_runs_are_refused_naming_both_files(tiny_data, tmp_path):
+    results = copy_results(tiny_data, tmp_path)
+    stats = {stage: [str(results / stage / "texts" / f"shard-0000{index}.json") for index in (0, 1)]
+             for stage in ("raw", "tokens", "blocks")}  # fmt: skip
+    packed = json.loads((results / "blocks/texts/shard-00000.json").read_text())
+    (results / "blocks/texts/shard-00000.json").write_text(json.dumps({**packed, "tokens": packed["tokens"] + 1}))
+    shards = [
+        (str(results / f"raw/texts/shard-0000{index}.arrow"), stats["raw"][index], stats["tokens"][index],
+         str(results / f"blocks/texts/shard-0000{index}.arrow"), stats["blocks"][index])
+        for index in (0, 1)
+    ]  # fmt: skip
+    data = {"block_size": 16, "validation_fraction": 0.1, "seed": 34}
+    with pytest.raises(
+        DataError,
+        match=r"blocks/texts/shard-00000.json: packed \d+ tokens, but \S+tokens/texts/shard-00000.json counts",
+    ):
+        build_manifest(shards, str(results / "tokenizer"), data, "x", str(results / "dataset/manifest.json"))
