@@ -7,9 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
-import torch
-
-from snakebert.atomic import atomic_path
+from snakebert.atomic import write_json
 from snakebert.errors import run_cli
 from snakebert.training.evaluate import evaluate
 
@@ -23,11 +21,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for torch (0: torch's default)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    metrics = evaluate(args.model, args.manifest, json.loads(args.settings), json.loads(args.masking))
-    with atomic_path(args.out) as tmp:
-        tmp.write_text(json.dumps(metrics, indent=1) + "\n")
+    metrics = evaluate(args.model, args.manifest, json.loads(args.settings), json.loads(args.masking), args.threads)
+    write_json(args.out, metrics)
     print(json.dumps(metrics))
 
 

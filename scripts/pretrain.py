@@ -8,9 +8,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
-import torch
-from transformers.utils.logging import disable_progress_bar
-
 from snakebert.errors import run_cli
 from snakebert.training.backends import BACKENDS, GAUDI_CONFIG
 from snakebert.training.pretrain import pretrain
@@ -28,9 +25,6 @@ def main() -> None:
     parser.add_argument("--gaudi-config", default=str(GAUDI_CONFIG), help="the GaudiConfig JSON file")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    disable_progress_bar()  # the log holds one line per logging step (progress.py), not progress bars
-    if args.threads:
-        torch.set_num_threads(args.threads)
     metrics = pretrain(
         args.manifest,
         args.tokenizer,
@@ -40,6 +34,7 @@ def main() -> None:
         args.checkpoints,
         args.out,
         gaudi_config=args.gaudi_config,
+        threads=args.threads,
     )
     print(json.dumps(metrics))
 

@@ -17,8 +17,11 @@ from .model import masked_logits
 
 
 @torch.no_grad()
-def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict) -> dict:
-    """`masking`: training's `mlm_probability` and `max_predictions`."""
+def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threads: int = 0) -> dict:
+    """`masking`: training's `mlm_probability` and `max_predictions`; `threads`: torch's CPU threads (0: its
+    default)."""
+    if threads:
+        torch.set_num_threads(threads)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForMaskedLM.from_pretrained(model_dir).to(device).eval()

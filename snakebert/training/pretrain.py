@@ -7,6 +7,7 @@ from pathlib import Path
 
 import torch
 from transformers import AutoTokenizer, BertConfig, set_seed
+from transformers.utils.logging import disable_progress_bar
 
 from ..atomic import atomic_path
 from ..data.manifest import data_digest, read_manifest
@@ -94,7 +95,12 @@ def pretrain(
     out: str,
     on_device: bool = True,
     gaudi_config: str = str(GAUDI_CONFIG),
+    threads: int = 0,
 ) -> dict:
+    """Train and save the model into `out`; `threads`: torch's CPU threads (0: its default)."""
+    disable_progress_bar()  # the log holds one line per logging step (progress.py), not progress bars
+    if threads:
+        torch.set_num_threads(threads)
     processes = world_size(backend)
     if backend == "cpu" and torch.cuda.is_available():
         print(

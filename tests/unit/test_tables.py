@@ -8,6 +8,7 @@ import yaml
 
 from snakebert.config_defaults import SCHEMA
 from snakebert.data.formats import FORMATS, read_files
+from snakebert.data.shards import EMBEDDED_CORPORA
 from snakebert.data.sources import SOURCE_TYPES, plan_source
 from snakebert.errors import DataError
 from snakebert.hub import UPLOADS, upload_patterns
@@ -24,6 +25,7 @@ def test_the_schemas_source_types_and_formats_are_the_tables_keys():
     assert PROPERTIES["sources"]["items"]["properties"]["type"]["enum"] == sorted(SOURCE_TYPES)
     assert set(SOURCE_SCHEMAS) == set(SOURCE_TYPES)
     assert SOURCE_SCHEMAS["files"]["properties"]["format"]["enum"] == list(FORMATS)
+    assert SOURCE_SCHEMAS["embedded"]["properties"]["corpus"]["enum"] == list(EMBEDDED_CORPORA)
 
 
 def test_the_schemas_backends_are_auto_and_the_tables_keys():

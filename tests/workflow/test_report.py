@@ -8,17 +8,16 @@ import numpy as np
 import pytest
 from helpers import REPO, snakemake
 
+from snakebert.report import REPORT_FILES
 from snakebert.report.data_plot import document_lengths, truncated_share
-
-REPORT_FILES = ("summary.html", "data.svg", "training.svg")
 
 
 def test_snakemake_report_holds_the_plots_the_summary_and_the_workflow_description(trained, tmp_path):
     html = tmp_path / "report.html"
     snakemake(trained, "--report", str(html), "--configfile", str(trained / "test-config.yaml"))
     text = html.read_text()
-    for name in REPORT_FILES:
-        assert f'"results/report/{name}"' in text
+    for path in REPORT_FILES.values():
+        assert f'"{path}"' in text
     assert "by what became of them" in text and "learning-rate schedule" in text
     assert "(200 tokens)" in text and "blocks of 16" in text
 
