@@ -10,7 +10,7 @@ import hashlib
 import json
 import os
 import subprocess
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +55,14 @@ def special_ids(tokenizer_dir: str) -> dict[str, int]:
     config = json.loads((folder / "tokenizer_config.json").read_text())
     vocabulary = json.loads((folder / "tokenizer.json").read_text())["model"]["vocab"]
     return {role: vocabulary[config[role]] for role in SPECIAL_ROLES}
+
+
+def installed_version(name: str) -> str | None:
+    """The version of an installed distribution; None where it is not installed (datasets serves Hub sources only)."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
 
 
 def project_commit() -> dict | None:
@@ -128,7 +136,7 @@ def build_manifest(shards: list[tuple[str, ...]], tokenizer_dir: str, data: dict
         "packing": PACKING,
         "special_ids": special_ids(tokenizer_dir),
         "provenance": {
-            "libraries": {name: version(name) for name in LIBRARIES},
+            "libraries": {name: installed_version(name) for name in LIBRARIES},
             "commit": project_commit(),
             "config_digest": config_digest,
         },

@@ -10,7 +10,14 @@ from importlib.metadata import version
 import pytest
 from helpers import REPO
 
-from snakebert.data.manifest import FORMAT_VERSION, LIBRARIES, build_manifest, data_digest, read_manifest
+from snakebert.data.manifest import (
+    FORMAT_VERSION,
+    LIBRARIES,
+    build_manifest,
+    data_digest,
+    installed_version,
+    read_manifest,
+)
 from snakebert.errors import DataError
 from snakebert.training.blocks import BlockDataset
 
@@ -38,6 +45,7 @@ def test_the_manifest_declares_its_format_packing_special_ids_and_provenance(tin
     }  # fmt: skip
     provenance = manifest["provenance"]
     assert provenance["libraries"] == {name: version(name) for name in LIBRARIES}
+    assert installed_version("a-distribution-nobody-installed") is None  # recorded as null, not a failure
     assert provenance["config_digest"] == "tiny"
     assert provenance["commit"] is None or len(provenance["commit"]["id"]) == 40
 
