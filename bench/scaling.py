@@ -47,7 +47,7 @@ def python(script: str, *args: str, cwd: Path | None = None) -> dict:
 
 def raw_shard(workdir: Path, name: str, files: list[str]) -> str:
     out = workdir / "raw" / name / "shard-00000.arrow"
-    source = json.dumps({"name": name, "type": "files", "format": "text"})
+    source = json.dumps({"name": name, "type": "files", "format": "text", "text_column": "text"})
     clean = json.dumps({"unicode_normalization": "NFC", "strip_patterns": [], "normalize_whitespace": True,
                         "min_chars": 1})  # fmt: skip
     python("ingest_shard.py", "--source", source, "--clean", clean, "--shard", "0", "--out", str(out), "--stats",
@@ -63,8 +63,9 @@ def memory_and_tokenizer(workdir: Path, files: list[str]) -> dict:
     results = {}
     for scale, shard in shards.items():
         trained = python("train_tokenizer.py", "--settings", settings, "--duplicates",
-                         str(workdir / f"duplicates-x{scale}.arrow"), "--out", str(workdir / f"tokenizer-x{scale}"),
-                         "--stats", str(Path(shard).with_suffix(".json")), shard)  # fmt: skip
+                         str(workdir / f"duplicates-x{scale}.arrow"), "--raw", shard,
+                         "--stats", str(Path(shard).with_suffix(".json")),
+                         "--out", str(workdir / f"tokenizer-x{scale}"))  # fmt: skip
         tokens = workdir / f"tokens-x{scale}.arrow"
         tokenized = python("tokenize_shard.py", "--tokenizer", str(workdir / "tokenizer-x1"), "--duplicates",
                            str(workdir / f"duplicates-x{scale}.arrow"), "--out", str(tokens),
@@ -128,7 +129,8 @@ def many_shards(workdir: Path, shards: int) -> dict:
     outputs = [
         f"results/{stage}/many/shard-{index:05d}.{suffix}"
         for index in range(shards)
-        for stage, suffix in (("raw", "arrow"), ("raw", "json"), ("tokens", "arrow"), ("blocks", "arrow"))
+        for stage in ("raw", "tokens", "blocks")
+        for suffix in ("arrow", "json")
     ]
     outputs += ["results/dedup/duplicates.arrow", "results/tokenizer/tokenizer.json", "results/dataset/manifest.json"]
     for output in outputs:

@@ -18,4 +18,4 @@ rule train_tokenizer:
         settings=config_json("tokenizer"),
     shell:
         "RAYON_NUM_THREADS={threads} python {params.script} --settings {params.settings:q}"
-        " --duplicates {input.duplicates} --stats {input.stats:q} --out {output} {input.shards:q} 2> {log}"
+        " --duplicates {input.duplicates} --raw {input.shards:q} --stats {input.stats:q} --out {output} 2> {log}"

@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+from pathlib import Path
 
 import datasets
 import numpy as np
@@ -126,19 +127,19 @@ def test_vocabulary_too_large_for_uint16_is_refused(tmp_path):
     Tokenizer(models.WordLevel(vocab, unk_token="w0")).save(str(folder / "tokenizer.json"))
     out = tmp_path / "tokens.arrow"
     with pytest.raises(DataError, match="70000 tokens does not fit uint16"):
-        tokenize_shard("unused.arrow", str(folder), "unused.arrow", str(out))
-    assert not out.exists()
+        tokenize_shard("unused.arrow", str(folder), "unused.arrow", str(out), str(tmp_path / "tokens.json"))
+    assert not out.exists() and not (tmp_path / "tokens.json").exists()
 
 
 def test_base_tokenizer_lends_its_normaliser_and_special_tokens(built, tmp_path):
     raw = sorted(str(path) for path in (built / "results/raw").glob("*/*.arrow"))
+    stats = [str(Path(path).with_suffix(".json")) for path in raw]
     duplicates = str(built / "results/dedup/duplicates.arrow")
     settings = {"vocab_size": 150, "min_frequency": 1, "lowercase": False, "sample_chars": 10**6}
     settings["model_max_length"] = 128
-    train_tokenizer(raw, duplicates, settings, str(tmp_path / "cased"))
-    retrained = train_tokenizer(
-        raw, duplicates, {**settings, "lowercase": True, "base": str(tmp_path / "cased")}, str(tmp_path / "from-base")
-    )
+    train_tokenizer(raw, stats, duplicates, settings, str(tmp_path / "cased"))
+    based = {**settings, "lowercase": True, "base": str(tmp_path / "cased")}
+    retrained = train_tokenizer(raw, stats, duplicates, based, str(tmp_path / "from-base"))
     loaded = AutoTokenizer.from_pretrained(tmp_path / "from-base")
     assert not retrained["do_lower_case"]
     assert loaded.decode(loaded("The Library")["input_ids"], skip_special_tokens=True) == "The Library"
