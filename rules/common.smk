@@ -13,13 +13,14 @@ GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
 sys.path.insert(0, str(ROOT))  # the snakebert package, as the scripts find it
 
 from snakebert.code_digest import code_digest
-from snakebert.data.shards import shard_name
+from snakebert.data.shards import declared_input, shard_name
 from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
 from snakebert.training.backends import BACKENDS, device_count, resolve_backend
 
+INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
 DATA_SECTIONS = ("sources", "clean", "tokenizer", "data")  # the config sections that shape the data set
 DEVICE_RESOURCES = {backend.resource: 0 for backend in BACKENDS.values() if backend.resource}
 
@@ -94,7 +95,13 @@ def code(name):
 
 
 def shard_files(wildcards):
+    """The shard's input files, as the job reads them (a params function: its values are not formatted)."""
     return SHARDS[wildcards.source][wildcards.shard]
+
+
+def shard_inputs(wildcards):
+    """The shard's input files as Snakemake tracks them (a name with braces through a symlink)."""
+    return [declared_input(path, INPUT_ALIASES) for path in shard_files(wildcards)]
 
 
 def source_json(wildcards):

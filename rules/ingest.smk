@@ -1,6 +1,6 @@
 rule ingest_shard:
     input:
-        shard_files,
+        shard_inputs,
     output:
         shard="results/raw/{source}/{shard}.arrow",
         stats="results/raw/{source}/{shard}.json",
@@ -16,9 +16,10 @@ rule ingest_shard:
         source=source_json,
         clean=config_json("clean"),
         index=shard_index,
+        files=shard_files,
     shell:
         "python {params.script} --source {params.source:q} --clean {params.clean:q}"
-        " --shard {params.index} --out {output.shard} --stats {output.stats} {input:q} 2> {log}"
+        " --shard {params.index} --out {output.shard} --stats {output.stats} -- {params.files:q} 2> {log}"
 
 
 rule find_duplicates:

@@ -1,7 +1,9 @@
 """Which files go to which shard: decided from config and the files found, before any job runs."""
 
 import glob
+import hashlib
 import importlib.util
+import os
 from pathlib import Path
 
 from ..errors import DataError
@@ -26,16 +28,45 @@ def embedded_files(corpus: str) -> list[str]:
     return files
 
 
+def check_name(path: str, source: str) -> str:
+    """`path`, if its name can pass through the workflow: a name that is not UTF-8 or holds a line break is refused,
+    shown escaped (any other name works: braces, leading dashes, quotes, spaces, non-ASCII)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DataError(f"source {source!r}: file name {os.fsencode(path)!r} is not valid UTF-8; rename it") from None
+    if "\n" in path or "\r" in path:
+        raise DataError(f"source {source!r}: file name {path!r} holds a line break; rename it")
+    return path
+
+
 def source_files(source: dict) -> list[str]:
     """The files of a `files` source, sorted per pattern, each found once; an empty glob is an error."""
     found = []
     for pattern in source["paths"]:
         matches = sorted(glob.glob(pattern, recursive=True))
-        matches = [path for path in matches if Path(path).is_file()]
+        matches = [check_name(path, source["name"]) for path in matches if Path(path).is_file()]
         if not matches:
             raise DataError(f"source {source['name']!r}: no file matches {pattern!r}")
         found.extend(matches)
     return list(dict.fromkeys(found))
+
+
+def declared_input(path: str, aliases: Path) -> str:
+    """How Snakemake is given `path` as an input: the path itself, or, when it holds a brace (which Snakemake would
+    read as a wildcard, even in a file an input function returns), a symlink to it under `aliases` named by its
+    digest. Snakemake follows the link for the file's modification time; the job is given the real path."""
+    if "{" not in path and "}" not in path:
+        return path
+    target = os.path.abspath(path)
+    alias = aliases / hashlib.sha256(target.encode()).hexdigest()[:24]
+    if not (alias.is_symlink() and os.readlink(alias) == target):
+        alias.parent.mkdir(parents=True, exist_ok=True)
+        staged = alias.with_name(f"{alias.name}.tmp-{os.getpid()}")
+        staged.unlink(missing_ok=True)
+        os.symlink(target, staged)
+        os.replace(staged, alias)  # atomic: jobs that parse the workflow at once agree
+    return str(alias)
 
 
 def group_files(files: list[str], max_bytes: int) -> list[list[str]]:
