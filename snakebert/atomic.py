@@ -1,5 +1,6 @@
 """Write outputs under a temporary name and rename them into place only when complete."""
 
+import glob
 import json
 import os
 import shutil
@@ -12,12 +13,14 @@ from pathlib import Path
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary sibling of `path`; rename it to `path` if the block succeeds, remove it if not.
 
-    Works for files and directories: a killed or failed job never leaves `path` looking complete.
+    Works for files and directories: a killed or failed job never leaves `path` looking complete, and the next job
+    for `path` removes the temporaries a killed one left (one job at a time writes an output).
     """
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
+    for stale in final.parent.glob(f".{glob.escape(final.name)}.tmp-*"):  # left by a killed job for this output
+        _remove(stale)
     tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")
-    _remove(tmp)
     try:
         yield tmp
         _remove(final)

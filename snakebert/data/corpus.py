@@ -5,18 +5,19 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
+from ..streams import stream_batches
+
 
 def shard_texts(raw_shard: str, skip_rows: np.ndarray | None = None) -> Iterator[pa.Array]:
     """The `text` batches of one shard, without the rows in `skip_rows` (duplicates of earlier documents)."""
-    with pa.memory_map(raw_shard) as source:
-        start = 0
-        for batch in pa.ipc.open_stream(source):
-            texts = batch.column("text")
-            if skip_rows is not None and len(skip_rows):
-                rows = np.arange(start, start + len(texts))
-                texts = texts.filter(pa.array(~np.isin(rows, skip_rows)))
-            start += len(batch)
-            yield texts
+    start = 0
+    for batch in stream_batches(raw_shard):
+        texts = batch.column("text")
+        if skip_rows is not None and len(skip_rows):
+            rows = np.arange(start, start + len(texts))
+            texts = texts.filter(pa.array(~np.isin(rows, skip_rows)))
+        start += len(batch)
+        yield texts
 
 
 def sample_texts(batches: Iterator[pa.Array], fraction: float) -> Iterator[list[str]]:

@@ -7,6 +7,7 @@ import pyarrow as pa
 
 from ..atomic import atomic_path
 from ..errors import DataError
+from ..streams import read_table
 
 SCHEMA = pa.schema([("shard", pa.dictionary(pa.int32(), pa.string())), ("row", pa.int64())])
 
@@ -44,9 +45,8 @@ def shard_key(raw_shard: str) -> str:
 
 
 def read_hashes(raw_shard: str) -> np.ndarray:
-    with pa.memory_map(raw_shard) as source:
-        column = pa.ipc.open_stream(source).read_all().column("hash")
-        return column.to_numpy() if column.num_chunks else np.zeros(0, dtype=np.uint64)
+    column = read_table(raw_shard).column("hash")
+    return column.to_numpy() if column.num_chunks else np.zeros(0, dtype=np.uint64)
 
 
 def find_duplicates(raw_shards: list[str], out: str, enabled: bool = True) -> int:
@@ -77,8 +77,7 @@ def find_duplicates(raw_shards: list[str], out: str, enabled: bool = True) -> in
 
 def duplicate_rows(duplicates: str) -> dict[str, np.ndarray]:
     """The duplicates table as {shard key: sorted row numbers to skip} (rows are stored grouped by shard)."""
-    with pa.memory_map(duplicates) as source:
-        table = pa.ipc.open_stream(source).read_all().combine_chunks()
+    table = read_table(duplicates).combine_chunks()
     shards = table.column("shard").chunk(0) if table.num_rows else None
     if shards is None:
         return {}

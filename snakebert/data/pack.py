@@ -5,6 +5,7 @@ import pyarrow as pa
 
 from ..atomic import atomic_path, write_json
 from ..checksum import sha256
+from ..streams import stream_batches
 
 COLUMN = "input_ids"
 DTYPE = "uint16"
@@ -20,13 +21,8 @@ def pack_shard(tokens: str, block_size: int, out: str, stats: str) -> dict:
     schema = block_schema(block_size)
     carry = np.zeros(0, dtype=np.uint16)
     total = blocks = 0
-    with (
-        pa.memory_map(tokens) as source,
-        atomic_path(out) as tmp,
-        pa.OSFile(str(tmp), "wb") as sink,
-        pa.ipc.new_stream(sink, schema) as writer,
-    ):
-        for batch in pa.ipc.open_stream(source):
+    with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, schema) as writer:
+        for batch in stream_batches(tokens):
             flat = batch.column("input_ids").flatten().to_numpy()
             total += len(flat)
             stream = np.concatenate([carry, flat])

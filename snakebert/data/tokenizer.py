@@ -26,6 +26,26 @@ BERT_SPECIALS = {
 Sample = Callable[[], Iterator[list[str]]]
 
 
+def load_base(name: str):
+    """The `tokenizer.base` tokenizer, from a folder if there is one by that name, else from the Hub; a failure
+    says what was tried."""
+    from transformers import AutoTokenizer
+
+    folder = Path(name)
+    tried = (
+        f"the folder {folder.resolve()}"
+        if folder.exists()
+        else f"a folder {folder.resolve()} (there is none), then the Hub id {name!r}"
+    )
+    try:
+        return AutoTokenizer.from_pretrained(name)
+    except Exception as error:  # noqa: BLE001 - a missing folder, a bad one, an unreachable Hub: the same report
+        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise DataError(
+            f"tokenizer.base {name!r} could not be loaded: tried {tried} ({type(error).__name__}: {message})"
+        ) from None
+
+
 def bert_style(settings: dict) -> dict:
     """Normaliser options and special tokens: from config, or taken over from the `base` tokenizer."""
     if not settings.get("base"):
@@ -35,9 +55,9 @@ def bert_style(settings: dict) -> dict:
             "tokenize_chinese_chars": True,
             **BERT_SPECIALS,
         }
-    from transformers import AutoTokenizer, BertTokenizerFast  # only for a base tokenizer: a heavy import
+    from transformers import BertTokenizerFast  # only for a base tokenizer: a heavy import
 
-    base = AutoTokenizer.from_pretrained(settings["base"])
+    base = load_base(settings["base"])
     if not isinstance(base, BertTokenizerFast):
         raise DataError(
             f"tokenizer.base {settings['base']!r} is a {type(base).__name__}, not a BERT WordPiece tokenizer"

@@ -5,12 +5,12 @@ from collections import defaultdict
 
 import matplotlib
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
 from matplotlib import ticker
 
 from ..data.manifest import read_manifest
 from ..errors import DataError
+from ..streams import stream_batches
 from .figures import figure, save_svg
 
 FATES = (("docs", "kept"), ("duplicates", "duplicates"), ("docs_too_short", "too short"),
@@ -21,9 +21,8 @@ def document_lengths(token_shards: list[str]) -> np.ndarray:
     """Tokens per document, read from the list offsets of the token shards (memory-mapped, no token copied)."""
     lengths = []
     for path in token_shards:
-        with pa.memory_map(path) as source:
-            for batch in pa.ipc.open_stream(source):
-                lengths.append(pc.list_value_length(batch.column("input_ids")).to_numpy(zero_copy_only=False))
+        for batch in stream_batches(path):
+            lengths.append(pc.list_value_length(batch.column("input_ids")).to_numpy(zero_copy_only=False))
     return np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int32)
 
 
