@@ -1,5 +1,7 @@
 """The file formats of a `files` source, one table: each reader turns a shard's files into batches of document
-texts (Arrow strings, nulls kept for the cleaner to count), in file order, each of bounded size. Adding a format is
+texts (Arrow strings, nulls kept for the cleaner to count), in file order, each of bounded size. The text formats
+(text, lines, jsonl) read files compressed with gzip, bzip2, xz or zstd too (compression.py), and drop a UTF-8
+byte-order mark. Adding a format is
 an entry in FORMATS, its reader, the schema's `format` enum and the tests (tests/unit/test_tables.py checks that the
 enum equals the keys)."""
 
@@ -12,23 +14,22 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import DataError
+from .compression import codec, open_input
 
 BATCH_DOCS = 1024
 BATCH_BYTES = 1 << 22
+BOM = "\ufeff"
 
 
 def _decode(data: bytes, path: str, start: int = 0) -> str:
+    """UTF-8 text; a byte-order mark at the start of a file is removed. `start`: the offset of `data` in the file
+    (in its decompressed bytes for a compressed file)."""
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise DataError(f"{path}: not valid UTF-8 at byte {start + error.start}") from None
-
-
-def _open(path: str):
-    try:
-        return open(path, "rb")
-    except OSError as error:
-        raise DataError(f"{path}: cannot open ({error.strerror})") from None
+        where = " of its decompressed text" if codec(path) else ""
+        raise DataError(f"{path}: not valid UTF-8 at byte {start + error.start}{where}") from None
+    return text.removeprefix(BOM) if start == 0 else text
 
 
 def _batched(texts: Iterator[str | None]) -> Iterator[pa.Array]:
@@ -46,13 +47,13 @@ def _batched(texts: Iterator[str | None]) -> Iterator[pa.Array]:
 
 def _text_files(paths: list[str]) -> Iterator[str]:
     for path in paths:
-        with _open(path) as handle:
+        with open_input(path) as handle:
             yield _decode(handle.read(), path)
 
 
 def _lines(paths: list[str]) -> Iterator[str]:
     for path in paths:
-        with _open(path) as handle:
+        with open_input(path) as handle:
             offset = 0
             for raw in handle:
                 line = _decode(raw, path, offset).strip()
@@ -63,7 +64,7 @@ def _lines(paths: list[str]) -> Iterator[str]:
 
 def _jsonl(paths: list[str], column: str) -> Iterator[str | None]:
     for path in paths:
-        with _open(path) as handle:
+        with open_input(path) as handle:
             offset = 0
             for number, raw in enumerate(handle, start=1):
                 line = _decode(raw, path, offset)
