@@ -40,12 +40,37 @@ def check_name(path: str, source: str) -> str:
     return path
 
 
+def glob_base(pattern: str) -> str:
+    """The folder a glob pattern starts from: its leading parts without wildcards."""
+    parts = Path(pattern).parts
+    first_magic = next((index for index, part in enumerate(parts) if glob.has_magic(part)), len(parts) - 1)
+    return str(Path(*parts[:first_magic])) if first_magic else "."  # a plain path: the file's folder
+
+
+def check_link(path: str, base: str, source: str) -> str:
+    """`path`, unless it reaches its file through a symlink whose target lies outside both the glob's folder and
+    the working directory (a link to a system file must not become training data, or a published data set)."""
+    target = os.path.realpath(path)
+    if target == os.path.abspath(path):
+        return path
+    allowed = (os.path.realpath(base), os.path.realpath("."))
+    if any(os.path.commonpath([target, folder]) == folder for folder in allowed):
+        return path
+    raise DataError(
+        f"source {source!r}: {path} is a symlink to {target}, outside {base} and the working directory; "
+        "set follow_symlinks: true on the source to read it"
+    )
+
+
 def source_files(source: dict) -> list[str]:
-    """The files of a `files` source, sorted per pattern, each found once; an empty glob is an error."""
+    """The files of a `files` source, sorted per pattern, each found once; an empty glob is an error. A symlink is
+    followed only within the glob's folder or the working directory, unless the source sets follow_symlinks."""
     found = []
     for pattern in source["paths"]:
         matches = sorted(glob.glob(pattern, recursive=True))
         matches = [check_name(path, source["name"]) for path in matches if Path(path).is_file()]
+        if not source.get("follow_symlinks"):
+            matches = [check_link(path, glob_base(pattern), source["name"]) for path in matches]
         if not matches:
             raise DataError(f"source {source['name']!r}: no file matches {pattern!r}")
         found.extend(matches)

@@ -60,3 +60,15 @@ def test_a_name_with_a_line_break_is_refused_before_any_job(workdir):
     done = snakemake(workdir, "-n", config=config, check=False)
     assert done.returncode != 0
     assert "source 's': file name 'corpus/two\\nlines.txt' holds a line break; rename it" in done.stdout + done.stderr
+
+
+def test_a_symlink_to_a_system_file_is_refused_before_any_job(workdir):
+    _, config = write_corpus(workdir)
+    (workdir / "corpus" / "passwords.txt").symlink_to("/etc/passwd")
+    done = snakemake(workdir, "-n", config=config, check=False)
+    assert done.returncode != 0
+    assert "corpus/passwords.txt is a symlink to /etc/passwd, outside corpus and the working directory" in (
+        done.stdout + done.stderr
+    )
+    config["sources"][0]["follow_symlinks"] = True
+    assert snakemake(workdir, "-n", config=config).returncode == 0

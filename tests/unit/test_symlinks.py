@@ -1,0 +1,67 @@
+"""The symlink policy of `files` sources: a symlink is read when its target lies inside the folder the glob starts
+from or inside the working directory; any other is refused, naming the link and its target, unless the source sets
+follow_symlinks."""
+
+import pytest
+
+from snakebert.data.shards import glob_base, source_files
+from snakebert.errors import DataError
+
+
+def files_source(*paths: str, **settings) -> dict:
+    return {"name": "s", "type": "files", "paths": list(paths), "format": "text", **settings}
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """work/ (the working directory) with corpus/ and shared/, and outside/ beside it."""
+    work = tmp_path / "work"
+    for folder in (work / "corpus/deep", work / "shared", tmp_path / "outside"):
+        folder.mkdir(parents=True)
+    (work / "corpus/deep/real.txt").write_text("inside the glob's folder")
+    (work / "shared/common.txt").write_text("inside the working directory")
+    (tmp_path / "outside/secret.txt").write_text("outside both")
+    monkeypatch.chdir(work)
+    return tmp_path
+
+
+def test_links_inside_the_glob_folder_or_the_working_directory_are_read(tree):
+    (tree / "work/corpus/a.txt").symlink_to(tree / "work/corpus/deep/real.txt")
+    (tree / "work/corpus/b.txt").symlink_to("../shared/common.txt")
+    assert source_files(files_source("corpus/*.txt")) == ["corpus/a.txt", "corpus/b.txt"]
+
+
+def test_a_link_to_anywhere_else_is_refused_naming_link_and_target(tree):
+    (tree / "work/corpus/a.txt").symlink_to(tree / "outside/secret.txt")
+    with pytest.raises(DataError, match=f"source 's': corpus/a.txt is a symlink to {tree}/outside/secret.txt, "
+                       "outside corpus and the working directory; set follow_symlinks: true"):  # fmt: skip
+        source_files(files_source("corpus/*.txt"))
+    (tree / "work/corpus/a.txt").unlink()
+    (tree / "work/corpus/a.txt").symlink_to("/etc/passwd")
+    with pytest.raises(DataError, match="corpus/a.txt is a symlink to /etc/passwd"):
+        source_files(files_source("corpus/*.txt"))
+
+
+def test_a_linked_folder_on_the_way_counts_too(tree):
+    (tree / "work/corpus/elsewhere").symlink_to(tree / "outside")
+    with pytest.raises(DataError, match="corpus/elsewhere/secret.txt is a symlink to .*outside/secret.txt"):
+        source_files(files_source("corpus/**/*.txt"))
+
+
+def test_follow_symlinks_reads_every_link(tree):
+    (tree / "work/corpus/a.txt").symlink_to(tree / "outside/secret.txt")
+    assert source_files(files_source("corpus/*.txt", follow_symlinks=True)) == ["corpus/a.txt"]
+
+
+def test_a_glob_starting_at_a_linked_folder_reads_inside_it(tree):
+    (tree / "work/data").symlink_to(tree / "outside")  # the corpus lives on another disk, linked in
+    assert source_files(files_source("data/*.txt")) == ["data/secret.txt"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "base"),
+    [("corpus/*.txt", "corpus"), ("corpus/**/x.jsonl", "corpus"), ("/data/c4/*.gz", "/data/c4"), ("*.txt", "."),
+     ("a/b/c.txt", "a/b"), ("corpus/[ab]/*.txt", "corpus")],
+)  # fmt: skip
+def test_the_glob_base_is_its_leading_parts_without_wildcards(pattern, base):
+    assert glob_base(pattern) == base
