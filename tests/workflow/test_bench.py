@@ -17,10 +17,13 @@ def run_bench(*args: str) -> dict:
 
 def test_data_prep_bench_reports_every_method_and_ratio(tmp_path):
     report = run_bench("bench/data_prep.py", "--speeches", "3", "--reps", "1", "--workdir", str(tmp_path))
-    assert set(report) == {"limit", "ours", "classic", "ratios", "corpus_tokens"}
+    assert set(report) == {"limit", "ours", "run_mlm", "tutorial", "ingest", "ingest_gzip", "ratios", "corpus_tokens"}
     assert report["ours"]["tokens_kept"] <= report["corpus_tokens"]
-    assert report["classic"]["tokens_kept"] < report["ours"]["tokens_kept"]  # the classic recipe truncates
+    assert report["run_mlm"]["tokens_kept"] == report["ours"]["tokens_kept"]  # both pack whole documents
+    assert report["tutorial"]["tokens_kept"] < report["ours"]["tokens_kept"]  # the tutorial's recipe truncates
     assert report["ours"]["bytes_per_token"] > 1.99  # uint16, plus the Arrow framing of a few blocks
+    assert report["run_mlm"]["bytes_per_token"] > 7  # int32 ids, three int8 masks
+    assert report["ingest_gzip"]["megabytes_on_disk"] < report["ingest"]["megabytes_on_disk"]
     assert all(value > 0 for value in report["ratios"].values())
 
 
