@@ -430,3 +430,17 @@ def test_pretrain_refuses_a_changed_block_file_before_its_first_step(workdir):
     assert "error: results/blocks/texts/shard-00000.arrow: its SHA-256 differs" in log, log
     assert "Traceback" not in log and "step 1/" not in log
     assert not (workdir / "results/model").exists() and not list(workdir.glob("checkpoints/pretrain/*"))
+
+
+def test_a_rerun_removes_the_temporaries_a_killed_job_left(workdir):
+    config = training_config(workdir)
+    target = "results/raw/notes/shard-00000.arrow"
+    snakemake(workdir, target, config=config)
+    left = [workdir / f"results/raw/notes/.shard-00000.{suffix}.tmp-99999" for suffix in ("arrow", "json")]
+    for path in left:
+        path.write_text("what a job killed while writing leaves")
+    snakemake(workdir, target, "--forcerun", "ingest_shard", config=config)
+    assert not any(path.exists() for path in left)
+    assert sorted(path.name for path in (workdir / "results/raw/notes").iterdir()) == [
+        "shard-00000.arrow", "shard-00000.json",
+    ]  # fmt: skip
