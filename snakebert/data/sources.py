@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from ..errors import DataError
-from .formats import BATCH_DOCS, bounded, read_files
+from .formats import bounded, read_files
+from .hub_source import read_hub
 from .shards import embedded_files, group_files, source_files
 
 
@@ -16,33 +17,6 @@ from .shards import embedded_files, group_files, source_files
 class SourceType:
     plan: Callable[[dict], list[list[str]]]  # (source) -> each shard's input files, in corpus order
     read: Callable[[dict, list[str], int], Iterator[pa.Array]]  # (source, a shard's files, shard) -> its texts
-
-
-def _hub(source: dict, shard: int) -> Iterator[pa.Array]:
-    import datasets
-
-    name = f"Hub data set {source['path']!r} (config {source.get('config')}, split {source['split']})"
-    column = source["text_column"]
-    try:
-        dataset = datasets.load_dataset(
-            source["path"],
-            source.get("config"),
-            split=source["split"],
-            revision=source.get("revision"),
-            streaming=True,
-        )
-        if dataset.num_shards < source["shards"]:
-            raise DataError(
-                f"{name} has {dataset.num_shards} data files; `shards: {source['shards']}` must not exceed that"
-            )
-        for batch in dataset.shard(source["shards"], shard).iter(batch_size=BATCH_DOCS):
-            if column not in batch:
-                raise DataError(f"{name}: no text column {column!r} (columns: {', '.join(batch)})")
-            yield pa.array(batch[column], pa.string())
-    except DataError:
-        raise
-    except Exception as error:  # noqa: BLE001 - any failure to reach or read the Hub is reported the same way
-        raise DataError(f"could not load {name}: {type(error).__name__}: {error}") from None
 
 
 def _megabytes(source: dict) -> int:
@@ -60,7 +34,7 @@ SOURCE_TYPES = {
     ),
     "hub": SourceType(
         plan=lambda source: [[] for _ in range(source["shards"])],  # the Hub's files are found by the job
-        read=lambda source, files, shard: bounded(_hub(source, shard)),
+        read=lambda source, files, shard: bounded(read_hub(source, shard)),
     ),
 }
 
