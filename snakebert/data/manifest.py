@@ -14,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from ..atomic import write_json
 from ..errors import DataError
@@ -157,6 +158,17 @@ def read_manifest(path: str) -> dict:
             "delete it and rerun to rebuild it"
         )
     return manifest
+
+
+def block_ids(batch, path, manifest: dict):
+    """The flat token ids of a record batch of blocks, refused (naming `path`) unless their block size and dtype are
+    the manifest's."""
+    blocks = batch.column(manifest["column"])
+    if blocks.type.list_size != manifest["block_size"]:
+        raise DataError(f"{path}: blocks of {blocks.type.list_size} tokens, the manifest says {manifest['block_size']}")
+    if blocks.type.value_type != pa.from_numpy_dtype(np.dtype(manifest["dtype"])):
+        raise DataError(f"{path}: token ids of type {blocks.type.value_type}, the manifest says {manifest['dtype']}")
+    return blocks.flatten()
 
 
 def data_digest(manifest: dict) -> str:

@@ -7,8 +7,7 @@ import numpy as np
 import pyarrow as pa
 from torch.utils.data import Sampler
 
-from ..data.manifest import read_manifest
-from ..errors import DataError
+from ..data.manifest import block_ids, read_manifest
 
 
 def _shard_rows(path: str, manifest: dict) -> list[np.ndarray]:
@@ -17,10 +16,7 @@ def _shard_rows(path: str, manifest: dict) -> list[np.ndarray]:
     source = pa.memory_map(path)
     views = []
     for batch in pa.ipc.open_stream(source):
-        values = batch.column(manifest["column"]).flatten()
-        if values.type != pa.from_numpy_dtype(np.dtype(manifest["dtype"])):
-            raise DataError(f"{path}: token ids of type {values.type}, the manifest says {manifest['dtype']}")
-        views.append(values.to_numpy().reshape(-1, manifest["block_size"]))
+        views.append(block_ids(batch, path, manifest).to_numpy().reshape(-1, manifest["block_size"]))
     return views
 
 

@@ -5,10 +5,10 @@ enough to train and evaluate. Each failure names the file or the setting."""
 import os
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 
 from ..checksum import sha256
+from ..data.manifest import block_ids
 from ..errors import DataError
 
 
@@ -18,16 +18,7 @@ def _largest_id(path: Path, manifest: dict) -> int:
     try:
         with pa.memory_map(str(path)) as source:
             for batch in pa.ipc.open_stream(source):
-                values = batch.column(manifest["column"])
-                if values.type.list_size != manifest["block_size"]:
-                    raise DataError(
-                        f"{path}: blocks of {values.type.list_size} tokens, the manifest says {manifest['block_size']}"
-                    )
-                if values.type.value_type != pa.from_numpy_dtype(np.dtype(manifest["dtype"])):
-                    raise DataError(
-                        f"{path}: token ids of type {values.type.value_type}, the manifest says {manifest['dtype']}"
-                    )
-                ids = values.flatten().to_numpy()
+                ids = block_ids(batch, path, manifest).to_numpy()
                 largest = max(largest, int(ids.max(initial=0)))
     except (pa.ArrowException, OSError, KeyError, AttributeError) as error:
         raise DataError(f"{path}: not a readable block file ({error}); delete it and rerun to rebuild it") from error
