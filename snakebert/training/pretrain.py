@@ -37,12 +37,12 @@ NEUTRAL_SETTINGS = frozenset(
 
 
 def fingerprint_inputs(
-    manifest_path: str, model: BertConfig, settings: dict, processes: int, backend: str, gaudi_config: str
+    manifest: dict, model: BertConfig, settings: dict, processes: int, backend: str, gaudi_config: str
 ) -> dict:
     """Everything that can change what training produces: the data, the model, every setting but the neutral
     ones, the world size, the backend and the Gaudi config."""
     return {
-        "data": data_digest(read_manifest(manifest_path)),
+        "data": data_digest(manifest),
         "model": model.to_diff_dict(),
         "training": {key: value for key, value in settings.items() if key not in NEUTRAL_SETTINGS},
         "world_size": processes,
@@ -114,7 +114,7 @@ def pretrain(
     validation = BlockDataset(manifest, "validation", limit=settings["eval_blocks"])
     config = bert_config(model_settings, tokenizer)
     settings = {**settings, "shuffle_seed": data["shuffle_seed"]}
-    inputs = fingerprint_inputs(manifest, config, settings, processes, backend, gaudi_config)
+    inputs = fingerprint_inputs(data, config, settings, processes, backend, gaudi_config)
     folder = run_directory(checkpoints, inputs)
     resume = resume_point(checkpoints, inputs, print)
     set_seed(settings["seed"])

@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from snakebert.config_defaults import SCHEMA, schema_defaults
+from snakebert.data.manifest import read_manifest
 from snakebert.training.checkpoints import fingerprint
 from snakebert.training.model import bert_config
 from snakebert.training.pretrain import NEUTRAL_SETTINGS, fingerprint_inputs
@@ -34,7 +35,9 @@ def files(tmp_path):
 def print_of(files, model: dict, settings: dict, backend: str = "cpu") -> str:
     manifest, gaudi = files
     config = bert_config(model, Vocabulary())
-    return fingerprint(fingerprint_inputs(str(manifest), config, {**settings, "shuffle_seed": 34}, 1, backend, gaudi))
+    settings = {**settings, "shuffle_seed": 34}
+    inputs = fingerprint_inputs(read_manifest(str(manifest)), config, settings, 1, backend, gaudi)
+    return fingerprint(inputs)
 
 
 def changed(spec: dict, value):
