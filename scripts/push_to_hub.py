@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
-from snakebert.atomic import atomic_path
+from snakebert.atomic import write_json
 from snakebert.errors import run_cli
 from snakebert.hub import push
 
@@ -18,9 +18,7 @@ def main() -> None:
     parser.add_argument("--uploads", required=True, help="{what: the files to send}, as JSON")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    pushed = push(json.loads(args.uploads), json.loads(args.settings))
-    with atomic_path(args.out) as tmp:
-        tmp.write_text(json.dumps(pushed, indent=1) + "\n")
+    write_json(args.out, push(json.loads(args.uploads), json.loads(args.settings)))
 
 
 if __name__ == "__main__":
