@@ -100,13 +100,17 @@ def _valid_utf8(texts: pa.Array, column: str, path: str) -> pa.Array:
     return texts
 
 
+def parquet_texts(reader: pq.ParquetFile, column: str, name: str, row_groups=None) -> Iterator[pa.Array]:
+    """The `column` texts of a Parquet file (of `row_groups`, or all), checked as text and UTF-8; errors name `name`."""
+    _string_column(reader.schema_arrow.empty_table(), column, name)
+    for batch in reader.iter_batches(batch_size=BATCH_DOCS, row_groups=row_groups, columns=[column]):
+        yield _valid_utf8(batch.column(0).cast(pa.string()), column, name)
+
+
 def _parquet(paths: list[str], column: str) -> Iterator[pa.Array]:
     for path in paths:
         try:
-            reader = pq.ParquetFile(path)
-            _string_column(reader.schema_arrow.empty_table(), column, path)
-            for batch in reader.iter_batches(batch_size=BATCH_DOCS, columns=[column]):
-                yield _valid_utf8(batch.column(0).cast(pa.string()), column, path)
+            yield from parquet_texts(pq.ParquetFile(path), column, path)
         except (pa.ArrowException, OSError, ValueError) as error:
             raise DataError(f"{path}: cannot read as parquet ({error})") from None
 

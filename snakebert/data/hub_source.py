@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import DataError
-from .formats import BATCH_DOCS
+from .formats import BATCH_DOCS, parquet_texts
 
 
 def describe(source: dict) -> str:
@@ -59,12 +59,8 @@ def _parquet_share(source: dict, files: list[str], shard: int) -> Iterator[pa.Ar
     mine = [(url, index) for (url, index, _), owner in zip(groups, owners, strict=True) if owner == shard]
     for url in dict.fromkeys(url for url, _ in mine):
         with _open(url) as handle:
-            parquet = pq.ParquetFile(handle)
-            if column not in parquet.schema_arrow.names:
-                raise DataError(f"{name}: no text column {column!r} (columns: {', '.join(parquet.schema_arrow.names)})")
             row_groups = [index for file, index in mine if file == url]
-            for batch in parquet.iter_batches(batch_size=BATCH_DOCS, row_groups=row_groups, columns=[column]):
-                yield batch.column(0).cast(pa.string())
+            yield from parquet_texts(pq.ParquetFile(handle), column, name, row_groups)
 
 
 def _streamed_share(source: dict, shard: int) -> Iterator[pa.Array]:
