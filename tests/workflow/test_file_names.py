@@ -18,6 +18,7 @@ NAMES = [
     "café ünïcode.txt",
 ]
 RAW = "results/raw/s/shard-00000.arrow"
+TOP = ["--out=X.txt", "-n.txt"]
 
 
 def write_corpus(workdir) -> dict:
@@ -26,16 +27,25 @@ def write_corpus(workdir) -> dict:
     for index, name in enumerate(NAMES):
         texts[name] = f"Document number {index}, each read from its own file."
         (workdir / "corpus" / name).write_text(texts[name], encoding="utf-8")
-    config = {"sources": [{"name": "s", "type": "files", "paths": ["corpus/*.txt"], "format": "text"}], **TEST_CONFIG}
-    return texts, config
+    for name in TOP:  # at the top of a glob, where the path itself starts with a dash
+        (workdir / name).write_text(f"{texts[name]} At the top.", encoding="utf-8")
+    sources = [
+        {"name": "s", "type": "files", "paths": ["corpus/*.txt"], "format": "text"},
+        {"name": "top", "type": "files", "paths": ["*.txt"], "format": "text"},
+    ]
+    return texts, {"sources": sources, **TEST_CONFIG}
+
+
+def read_texts(path) -> list[str]:
+    with pa.memory_map(str(path)) as source:
+        return pa.ipc.open_stream(source).read_all().column("text").to_pylist()
 
 
 def test_every_name_is_read_once_as_itself_and_an_edit_reruns_its_shard(workdir):
     texts, config = write_corpus(workdir)
-    snakemake(workdir, RAW, config=config)
-    with pa.memory_map(str(workdir / RAW)) as source:
-        read = pa.ipc.open_stream(source).read_all().column("text").to_pylist()
-    assert read == [texts[name] for name in sorted(NAMES, key=lambda name: f"corpus/{name}")]
+    snakemake(workdir, RAW, "results/raw/top/shard-00000.arrow", config=config)
+    assert read_texts(workdir / RAW) == [texts[name] for name in sorted(NAMES, key=lambda name: f"corpus/{name}")]
+    assert read_texts(workdir / "results/raw/top/shard-00000.arrow") == [f"{texts[name]} At the top." for name in TOP]
     assert not (workdir / "X.txt").exists() and not list(workdir.rglob("X.txt"))
     assert planned_jobs(workdir, config, RAW) == {}
     edited = workdir / "corpus" / "x{source}.txt"
