@@ -138,13 +138,50 @@ def rule_devices(resources):
 
 def training_backend(wildcards, resources):
     """`pretrain.backend`, with `auto` resolved once, here, from the devices the rule is given (BACKENDS)."""
-    return resolve_backend(config["pretrain"]["backend"], rule_devices(resources))
+    return launch_plan(resources)[0]
+
+
+def rule_nodes(resources):
+    """The SLURM nodes the rule asks for (the SLURM profiles' `nodes`), None for a run on this machine."""
+    nodes = getattr(resources, "nodes", None)
+    if nodes is None:
+        return None
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        raise WorkflowError(f"resource nodes={nodes!r}: a whole number of nodes, at least 1, is needed")
+    gpu_job = getattr(resources, "gpu", 0) > 0
+    if nodes > 1 and not gpu_job and getattr(resources, "tasks", 1) != nodes:
+        raise WorkflowError(
+            f"resources nodes={nodes} and tasks={getattr(resources, 'tasks', 1)}: SLURM would shrink the job to "
+            "as many nodes as tasks, so tasks must equal nodes (the SLURM profiles set both from SNAKEBERT_NODES)"
+        )
+    return nodes
+
+
+def launch_plan(resources):
+    """(backend, ranks over all nodes, nodes or None) of the rule's training launch: one rank per device of the
+    backend's resource, which counts the job's devices over all its nodes (the cpu backend: one rank per node)."""
+    backend = resolve_backend(config["pretrain"]["backend"], rule_devices(resources))
+    nodes = rule_nodes(resources)
+    ranks = device_count(backend, rule_devices(resources))
+    if BACKENDS[backend].resource is None:
+        ranks = nodes or 1
+    if ranks % (nodes or 1):
+        raise WorkflowError(
+            f"resources {BACKENDS[backend].resource}={ranks} and nodes={nodes}: the devices must split evenly "
+            "between the nodes"
+        )
+    return backend, ranks, nodes
 
 
 def launch_command(wildcards, resources):
-    """How the backend's launcher starts the training script on the rule's devices (one rank per device)."""
-    backend = training_backend(wildcards, resources)
-    return BACKENDS[backend].launch(device_count(backend, rule_devices(resources)), script)
+    """How the backend's launcher starts the training script on the rule's nodes (one rank per device)."""
+    backend, ranks, nodes = launch_plan(resources)
+    return BACKENDS[backend].launch(ranks // (nodes or 1), nodes, script)
+
+
+def planned_world_size(wildcards, resources):
+    """The ranks the launch starts, which the training script checks it got."""
+    return launch_plan(resources)[1]
 
 
 def hub_uploads(wildcards):

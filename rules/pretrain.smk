@@ -18,13 +18,15 @@ rule pretrain:
     params:
         launch=launch_command,
         backend=training_backend,
+        world_size=planned_world_size,
         script=script("pretrain.py"),
         code=code("pretrain.py"),
         model=config_json("model"),
         settings=config_json("pretrain"),
         checkpoints="checkpoints/pretrain",
     shell:
-        "{params.launch} {params.script} --backend {params.backend} --manifest {input.manifest}"
+        "{params.launch} {params.script} --backend {params.backend} --world-size {params.world_size}"
+        " --manifest {input.manifest}"
         " --tokenizer {input.tokenizer} --model {params.model:q} --settings {params.settings:q}"
         " --checkpoints {params.checkpoints} --gaudi-config {input.gaudi_config:q} --threads {threads} --out {output}"
         " > {log} 2>&1"

@@ -20,6 +20,7 @@ def main() -> None:
     parser.add_argument("--model", required=True, help="the `model` config, as JSON")
     parser.add_argument("--settings", required=True, help="the `pretrain` config, as JSON")
     parser.add_argument("--backend", choices=list(BACKENDS), required=True, help="resolved by the workflow")
+    parser.add_argument("--world-size", type=int, required=True, help="the ranks the workflow launches")
     parser.add_argument("--checkpoints", required=True, help="checkpoint folder, outside the rule's outputs")
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for torch (0: torch's default)")
     parser.add_argument("--gaudi-config", default=str(GAUDI_CONFIG), help="the GaudiConfig JSON file")
@@ -33,6 +34,7 @@ def main() -> None:
         args.backend,
         args.checkpoints,
         args.out,
+        planned_world_size=args.world_size,
         gaudi_config=args.gaudi_config,
         threads=args.threads,
     )

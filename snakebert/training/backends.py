@@ -5,6 +5,7 @@ schema's `pretrain.backend` enum and the tests (tests/unit/test_tables.py checks
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 GAUDI_CONFIG = Path(__file__).resolve().parents[2] / "config" / "gaudi_config.json"
@@ -16,8 +17,9 @@ TrainerFunction = Callable[[dict, dict, str, bool], tuple[type, object, dict]]
 
 @dataclass(frozen=True)
 class Backend:
-    resource: str | None  # the rule resource that counts its devices; pretrain gets one rank per device
-    launch: Callable[[int, Callable[[str], str]], str]  # (devices, path of a script) -> how the script starts
+    resource: str | None  # the rule resource that counts the job's devices, over all nodes: one rank per device
+    # (devices per node, SLURM nodes or None for this machine, path of a script) -> how the script starts
+    launch: Callable[[int, int | None, Callable[[str], str]], str]
     world_size_variables: tuple[str, ...]  # what its launcher sets on each rank, first one set wins
     rank_variables: tuple[str, ...]
     trainer: TrainerFunction
@@ -59,11 +61,25 @@ def hpu_trainer(arguments: dict, settings: dict, gaudi_config: str, on_device: b
     return GaudiTrainer, args, {"gaudi_config": GaudiConfig.from_pretrained(str(gaudi_config))}
 
 
-def gaudi_spawn(devices: int, script: Callable[[str], str]) -> str:
-    return f"python {script('gaudi_spawn.py')} --world_size {devices} --use_mpi"
+def gaudi_spawn(devices: int, nodes: int | None, script: Callable[[str], str]) -> str:
+    """One node: mpirun over its HPUs. Several: DeepSpeed over a hostfile that the launcher builds from the
+    SLURM allocation (it runs once, on the first node, and starts the ranks of every node over SSH)."""
+    launcher = f"python {script('gaudi_spawn.py')}"
+    if nodes and nodes > 1:
+        return f"{launcher} --world_size {devices * nodes} --nodes {nodes} --use_deepspeed"
+    return f"{launcher} --world_size {devices} --use_mpi"
 
 
-def torchrun(devices: int, script: Callable[[str], str]) -> str:
+def torchrun(devices: int, nodes: int | None, script: Callable[[str], str], gpus: bool = False) -> str:
+    """Without a node count (a local run): torchrun on this machine, or plain python for one rank. With one (a SLURM
+    job): srun starts torch_spawn once per node, which starts torchrun with a rendezvous on the first node; `gpus`
+    gives each node's step its GPUs (a SLURM step gets none unless it asks)."""
+    if nodes:
+        step_gpus = f"--gpus-per-node {devices} " if gpus else ""
+        return (
+            f"srun --overlap --nodes {nodes} --ntasks {nodes} --ntasks-per-node 1 {step_gpus}--kill-on-bad-exit=1 "
+            f"python {script('torch_spawn.py')} --nodes {nodes} --nproc_per_node {devices}"
+        )
     return f"torchrun --standalone --nproc_per_node {devices}" if devices > 1 else "python"
 
 
@@ -71,8 +87,8 @@ BACKENDS = {  # in the order `auto` tries them
     "hpu": Backend(
         "hpu", gaudi_spawn, ("OMPI_COMM_WORLD_SIZE", "WORLD_SIZE"), ("OMPI_COMM_WORLD_RANK", "RANK"), hpu_trainer
     ),
-    "cuda": Backend("gpu", torchrun, ("WORLD_SIZE",), ("RANK",), cuda_trainer),
-    "cpu": Backend(None, lambda devices, script: "python", ("WORLD_SIZE",), ("RANK",), cpu_trainer),
+    "cuda": Backend("gpu", partial(torchrun, gpus=True), ("WORLD_SIZE",), ("RANK",), cuda_trainer),
+    "cpu": Backend(None, torchrun, ("WORLD_SIZE",), ("RANK",), cpu_trainer),  # one rank per node
 }
 
 
@@ -85,7 +101,7 @@ def resolve_backend(requested: str, devices: dict[str, int]) -> str:
 
 
 def device_count(backend: str, devices: dict[str, int]) -> int:
-    """The ranks to launch: the rule's devices of the backend's resource (at least 1)."""
+    """The ranks to launch over all nodes: the rule's devices of the backend's resource (at least 1)."""
     resource = BACKENDS[backend].resource
     return max(devices[resource], 1) if resource else 1
 

@@ -4,6 +4,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from ..errors import DataError
+
 FINGERPRINT_FILE = "fingerprint.json"
 
 
@@ -42,15 +44,24 @@ def _differences(inputs: dict, other: dict, prefix: str = "") -> list[str]:
 
 
 def resume_point(root: str, inputs: dict, log) -> str | None:
-    """The newest complete checkpoint of this fingerprint; `log` says why others are not used."""
+    """The newest complete checkpoint of this fingerprint; `log` says why others are not used. Without one, a run
+    that differs only in its world size is refused rather than started over: another node or device count is
+    likely a mistake, and it changes the global batch and the data order, so that run cannot be resumed."""
     own = Path(root) / fingerprint(inputs)
+    checkpoints = complete_checkpoints(own)
     for folder in sorted(Path(root).glob("*/")):
         record = folder / FINGERPRINT_FILE
         if folder == own or not record.exists() or not complete_checkpoints(folder):
             continue
-        changed = _differences(inputs, json.loads(record.read_text()))
+        recorded = json.loads(record.read_text())
+        changed = _differences(inputs, recorded)
+        if changed == ["world_size"] and not checkpoints:
+            raise DataError(
+                f"{folder} holds this run up to step {_step(complete_checkpoints(folder)[-1])} at world size "
+                f"{recorded['world_size']}, and this launch has {inputs['world_size']} ranks: resume it with the "
+                "nodes and devices it had, or move that folder away to train anew at this world size"
+            )
         log(f"not resuming from {folder}: it was trained with other settings ({', '.join(changed)})")
-    checkpoints = complete_checkpoints(own)
     if checkpoints:
         log(f"resuming from {checkpoints[-1]} (step {_step(checkpoints[-1])})")
         return str(checkpoints[-1])

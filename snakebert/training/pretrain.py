@@ -1,6 +1,7 @@
 """Pretrain BERT with masked language modelling on the manifest's blocks: check the data before the first step,
 resume from a matching checkpoint, log one progress line per logging step."""
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from transformers.utils.logging import disable_progress_bar
 
 from ..atomic import atomic_path
 from ..data.manifest import data_digest, read_manifest
+from ..errors import DataError
 from .backends import GAUDI_CONFIG, rank, world_size
 from .blocks import BlockDataset
 from .checkpoints import resume_point, run_directory
@@ -65,6 +67,33 @@ def preflight(manifest_path: str, manifest: dict, vocab_size: int, batch: int, b
     )
 
 
+def check_world_size(backend: str, planned: int | None) -> int:
+    """The ranks the launcher started, which must be the ranks the workflow planned (devices x nodes)."""
+    processes = world_size(backend)
+    if planned is not None and processes != planned:
+        raise DataError(
+            f"the {backend} launcher started {processes} ranks, the workflow planned {planned} (devices per node x "
+            "nodes): the launcher, the profile and the allocation disagree"
+        )
+    return processes
+
+
+def first_batch_blocks(trainer, train: BlockDataset) -> list[int]:
+    """The train blocks this rank reads in the first batch of the first epoch, as the trainer shards batches
+    between ranks (each rank's batches are disjoint, and together they are the global batch)."""
+    batch = next(iter(trainer.get_train_dataloader().batch_sampler))
+    return [int(train.indices[index]) for _, index in batch]
+
+
+def weights_digest(model) -> str:
+    """SHA-256 of the model's parameters and buffers in name order: equal on every rank of a data-parallel run."""
+    digest = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
 def summary(trainer, result, block_size: int, backend: str, resumed_from: str | None) -> dict:
     history = trainer.state.log_history
     losses = [entry["loss"] for entry in history if "loss" in entry]
@@ -96,12 +125,14 @@ def pretrain(
     on_device: bool = True,
     gaudi_config: str = str(GAUDI_CONFIG),
     threads: int = 0,
+    planned_world_size: int | None = None,
 ) -> dict:
-    """Train and save the model into `out`; `threads`: torch's CPU threads (0: its default)."""
+    """Train and save the model into `out`; `threads`: torch's CPU threads (0: its default); `planned_world_size`: the
+    ranks the workflow launches (None: whatever the launcher started)."""
     disable_progress_bar()  # the log holds one line per logging step (progress.py), not progress bars
     if threads:
         torch.set_num_threads(threads)
-    processes = world_size(backend)
+    processes = check_world_size(backend, planned_world_size)
     if backend == "cpu" and torch.cuda.is_available():
         print(
             "training on the CPU although a GPU is visible: give pretrain GPUs (profiles/local-gpu, or "
@@ -127,8 +158,11 @@ def pretrain(
     k = predictions_per_block(train.block_size, settings["mlm_probability"], settings["max_predictions"])
     collator = BlockCollator(tokenizer, k, settings["seed"])
     trainer = build_trainer(backend, settings, str(folder), model, collator, train, validation, on_device, gaudi_config)
+    place = f"rank {rank(backend)} of {processes}"
+    print(f"{place}: the first batch of epoch 0 reads train blocks {first_batch_blocks(trainer, train)}", flush=True)
     result = trainer.train(resume_from_checkpoint=resume)
     metrics = summary(trainer, result, train.block_size, backend, resume)
+    print(f"{place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
     if trainer.is_world_process_zero():
         with atomic_path(out) as tmp:
             save_as_bert(trainer, tmp)

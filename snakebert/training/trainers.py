@@ -45,6 +45,7 @@ def common_arguments(settings: dict, output_dir: str) -> dict:
         "dataloader_drop_last": True,
         "dataloader_num_workers": settings["dataloader_num_workers"],
         "remove_unused_columns": False,
+        "ddp_find_unused_parameters": False,  # every parameter takes part in the loss: no extra graph walk per step
         "prediction_loss_only": True,
         "report_to": [],
         "disable_tqdm": True,

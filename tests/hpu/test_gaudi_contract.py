@@ -23,6 +23,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, P
 import snakebert.training.pretrain as pretrain_script
 import snakebert.training.trainers as trainers
 from snakebert.config_defaults import schema_defaults
+from snakebert.errors import DataError
 from snakebert.training.backends import GAUDI_CONFIG
 from snakebert.training.blocks import EpochSampler
 from snakebert.training.progress import ProgressLog
@@ -264,6 +265,60 @@ def test_deepspeed_launch_across_nodes_from_a_hostfile(dl1_cpus, tmp_path):
         "--master_port",
         "29600",
     ]
+
+
+@pytest.fixture
+def other_nodes(tmp_path, monkeypatch):
+    """Stand-ins for what a multi-node launch reaches beyond this machine: `ssh` to the other nodes (it records each
+    host and fails for those listed in UNREACHABLE), and DeepSpeed's launchers `deepspeed` and `pdsh` on PATH."""
+    folder = tmp_path / "nodes-bin"
+    folder.mkdir()
+    stand_ins = {
+        "ssh": 'host="$5"; echo "$*" >> ssh-calls\n'
+        'case " $UNREACHABLE " in *" $host "*) echo "Permission denied (publickey)." >&2; exit 255;; esac\n',
+        "deepspeed": "exit 0\n",
+        "pdsh": "exit 0\n",
+    }
+    for name, body in stand_ins.items():
+        (folder / name).write_text(f"#!/bin/sh\n{body}")
+        (folder / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("SLURM_JOB_NODELIST", "dl1-[001-004]")
+    monkeypatch.setenv("UNREACHABLE", "")
+
+
+def test_deepspeed_launch_across_the_slurm_jobs_nodes(dl1_cpus, other_nodes, tmp_path):
+    args = gaudi_spawn.parse(["--world_size", "32", "--nodes", "4", "--use_deepspeed", "scripts/pretrain.py", "--x"])
+    args.hostfile = gaudi_spawn.slurm_hostfile(args, str(tmp_path))
+    assert (tmp_path / "hostfile").read_text() == "".join(f"dl1-00{node} slots=8\n" for node in range(1, 5))
+    reached = [line.split() for line in (tmp_path / "ssh-calls").read_text().splitlines()]
+    probe = ["-o", "BatchMode=yes", "-o", "ConnectTimeout=10"]
+    assert reached == [[*probe, f"dl1-00{node}", "true"] for node in range(1, 5)]
+    interpreter = shlex.split(gaudi_spawn.runner(args)._interpreter)
+    assert interpreter[:5] == ["deepspeed", "--hostfile", args.hostfile, "--master_addr", "dl1-001"]
+    assert shlex.split(gaudi_spawn.runner(args)._commands[0]) == ["scripts/pretrain.py", "--x"]
+
+
+def test_a_node_without_password_less_ssh_is_named_before_any_rank_starts(dl1_cpus, other_nodes, tmp_path, monkeypatch):
+    monkeypatch.setenv("UNREACHABLE", "dl1-003")
+    args = gaudi_spawn.parse(["--world_size", "32", "--nodes", "4", "--use_deepspeed", "scripts/pretrain.py"])
+    with pytest.raises(DataError, match=r"cannot reach node dl1-003 over SSH without a password .*Permission denied"):
+        gaudi_spawn.slurm_hostfile(args, str(tmp_path))
+    assert not (tmp_path / "hostfile").exists()
+
+
+def test_a_multi_node_launch_checks_the_allocation_and_its_flags(dl1_cpus, other_nodes, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SLURM_JOB_NODELIST", "dl1-001")  # SLURM gave one node of the four asked for
+    args = gaudi_spawn.parse(["--world_size", "32", "--nodes", "4", "--use_deepspeed", "scripts/pretrain.py"])
+    with pytest.raises(DataError, match=r"asked for 4 nodes, but SLURM gave this job 1 \(dl1-001\)"):
+        gaudi_spawn.slurm_hostfile(args, str(tmp_path))
+    for flags, error in [
+        (["--world_size", "30", "--nodes", "4", "--use_deepspeed"], "not a whole number of HPUs on each of 4 nodes"),
+        (["--world_size", "32", "--nodes", "4", "--use_mpi"], "several nodes need --use_deepspeed"),
+    ]:
+        with pytest.raises(SystemExit):
+            gaudi_spawn.parse([*flags, "scripts/pretrain.py"])
+        assert error in capsys.readouterr().err
 
 
 def test_single_card_launch_runs_the_script_with_its_arguments_intact(dl1_cpus, tmp_path):

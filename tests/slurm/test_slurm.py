@@ -9,6 +9,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import REPO, snakemake, training_config, two_source_config
+from helpers import REPO, snakemake, snakemake_env, training_config, two_source_config
 
 ACCOUNT = "snakebert-ci"  # created by tests/slurm/cluster.sh
 PARTITIONS = {"cpu": "cpu", "dl1": "dl1"}  # the profile's partition (by role) -> the test cluster's
@@ -167,6 +168,8 @@ def test_an_account_left_as_the_placeholder_fails_before_any_job_is_submitted(wo
 
 
 def test_pretrain_runs_on_a_whole_dl1_node_with_its_hpus(workdir, tmp_path, cluster):
+    """On the cpu backend (no HPUs here), with the profile's node count: srun starts torch_spawn on each of the job's
+    nodes (the one this cluster has), which meets in a rendezvous built from SLURM's node list."""
     config = training_config(workdir, pretrain={"backend": "cpu", "max_steps": 10})
     snakemake(workdir, "results/dataset/manifest.json", config=config)
     since = datetime.now() - timedelta(minutes=1)
@@ -177,6 +180,11 @@ def test_pretrain_runs_on_a_whole_dl1_node_with_its_hpus(workdir, tmp_path, clus
     assert "gres/hpu=8" in jobs[0]["AllocTRES"]
     assert jobs[0]["AllocCPUS"] == str(cluster.cpus)  # --exclusive: the whole node
     assert json.loads((workdir / "results/model/training_metrics.json").read_text())["steps"] == 10
+    log = (workdir / "logs/pretrain.log").read_text()
+    node = run("sinfo", "--noheader", "--format=%N", f"--partition={PARTITIONS['dl1']}").stdout.strip()
+    rendezvous = f"--nnodes=1 --nproc_per_node=1 --rdzv_backend=c10d --rdzv_endpoint={node}:"
+    assert f"launching 1 ranks: torchrun {rendezvous}" in log
+    assert "rank 0 of 1: trained weights sha256" in log
 
 
 def test_dl1_profile_plans_data_rules_on_the_cpu_partition_and_pretrain_on_a_whole_dl1_node(workdir):
@@ -197,10 +205,11 @@ def test_dl1_profile_plans_data_rules_on_the_cpu_partition_and_pretrain_on_a_who
         "slurm_extra": "--exclusive",
         "tasks": "1",
     }
+    assert pretrain[0]["nodes"] == "1"
 
 
 def test_profiles_mark_every_site_value():
-    for name in ("slurm-cpu", "slurm-dl1"):
+    for name in ("slurm-cpu", "slurm-dl1", "slurm-gpu"):
         for line in (REPO / "profiles" / name / "config.yaml").read_text().splitlines():
             key = line.split(":", 1)[0].strip()
             if key in ("slurm_account", "slurm_partition", "gres", "constraint"):
@@ -215,3 +224,57 @@ def test_classic_run_on_dl1_plans_gaudi_spawn_over_eight_hpus(workdir):
     assert '--settings \'{"backend": "auto", "dataloader_num_workers": 2' in done.stdout
     done = snakemake(workdir, "-n", "-p", "--resources", "hpu=4", *profile, *classic)
     assert "gaudi_spawn.py --world_size 4 --use_mpi" in done.stdout
+
+
+def planned_launch(workdir, profile: str, nodes: int, *args: str, config: dict | None = None):
+    """(pretrain's resources, its shell command) in a dry run with `profile` and SNAKEBERT_NODES=`nodes`."""
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-n", "-p", "results/model"]
+    if config is not None:
+        (workdir / "test-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+        args = (*args, "--configfile", str(workdir / "test-config.yaml"))
+    environment = {**snakemake_env(), "SNAKEBERT_NODES": str(nodes)}
+    command += ["--workflow-profile", str(REPO / "profiles" / profile), *args]
+    done = subprocess.run(command, cwd=workdir, env=environment, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [resources] = [found for rule, found in planned_resources(done.stdout) if rule == "pretrain"]
+    [shell] = [line for line in done.stdout.splitlines() if "scripts/pretrain.py" in line]
+    return resources, shell
+
+
+@pytest.mark.parametrize("nodes", [1, 2, 4])
+def test_dl1_profile_launches_8_ranks_on_each_node(workdir, nodes):
+    resources, shell = planned_launch(workdir, "slurm-dl1", nodes, config=two_source_config(workdir))
+    assert (resources["nodes"], resources["tasks"], resources["hpu"]) == (str(nodes), str(nodes), str(8 * nodes))
+    assert resources["gres"] == "hpu:8"  # per node
+    spawn = "--world_size 8 --use_mpi" if nodes == 1 else f"--world_size {8 * nodes} --nodes {nodes} --use_deepspeed"
+    assert re.search(rf"python \S*gaudi_spawn.py {spawn} \S*pretrain.py --backend hpu --world-size {8 * nodes} ", shell)
+
+
+@pytest.mark.parametrize("nodes", [1, 2, 4])
+def test_gpu_profile_starts_torchrun_on_each_node_through_srun(workdir, nodes):
+    resources, shell = planned_launch(workdir, "slurm-gpu", nodes, config=two_source_config(workdir))
+    assert (resources["nodes"], resources["gpu"], resources["mpi"]) == (str(nodes), str(8 * nodes), "srun")
+    assert "tasks" not in resources  # the plugin would read it as tasks per GPU
+    assert re.search(
+        rf"Shell command: srun --overlap --nodes {nodes} --ntasks {nodes} --ntasks-per-node 1 --gpus-per-node 8 "
+        rf"--kill-on-bad-exit=1 python \S*torch_spawn.py --nodes {nodes} --nproc_per_node 8 \S*pretrain.py "
+        rf"--backend cuda --world-size {8 * nodes} ",
+        shell,
+    )
+
+
+def test_classic_run_on_four_dl1_nodes_plans_a_32_rank_deepspeed_launch(workdir):
+    classic = ("--configfile", str(REPO / "config/bert-base-dl1.yaml"))
+    _, shell = planned_launch(workdir, "slurm-dl1", 4, *classic)
+    assert re.search(r"gaudi_spawn.py --world_size 32 --nodes 4 --use_deepspeed \S*pretrain.py --backend hpu ", shell)
+
+
+def test_a_node_count_without_as_many_tasks_is_refused_before_any_job(workdir):
+    """--set-resources replaces the profile's set-resources: nodes alone would be shrunk by SLURM to one node."""
+    done = snakemake(
+        workdir, "-n", "results/model", "--workflow-profile", str(REPO / "profiles/slurm-dl1"),
+        "--set-resources", "pretrain:nodes=4", config=two_source_config(workdir), check=False,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "resources nodes=4 and tasks=1" in done.stdout + done.stderr
+    assert "tasks must equal nodes (the SLURM profiles set both from SNAKEBERT_NODES)" in done.stdout + done.stderr

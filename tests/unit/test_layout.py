@@ -6,7 +6,7 @@ import re
 
 from helpers import REPO
 
-LAUNCHER = "gaudi_spawn"
+LAUNCHERS = {"gaudi_spawn", "torch_spawn"}
 
 
 def rule_names() -> set[str]:
@@ -18,12 +18,12 @@ def rule_names() -> set[str]:
 
 def test_scripts_are_the_rules_that_run_a_script_and_the_launcher():
     scripts = {path.stem for path in (REPO / "scripts").glob("*.py")}
-    assert scripts == rule_names() - {"all"} | {LAUNCHER}
+    assert scripts == rule_names() - {"all"} | LAUNCHERS
 
 
 def test_each_rule_script_is_a_main_that_calls_the_package():
     for path in (REPO / "scripts").glob("*.py"):
-        if path.stem == LAUNCHER:
+        if path.stem in LAUNCHERS:
             continue
         tree = ast.parse(path.read_text())
         functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.ClassDef)}

@@ -57,14 +57,25 @@ def test_auto_is_the_first_backend_given_devices(requested, devices, resolved):
 def test_each_backend_launches_one_rank_per_device():
     script = "scripts/{}".format
     launch = {name: backend.launch for name, backend in BACKENDS.items()}
-    assert launch["hpu"](device_count("hpu", {"hpu": 8, "gpu": 0}), script) == (
+    assert launch["hpu"](device_count("hpu", {"hpu": 8, "gpu": 0}), None, script) == (
         "python scripts/gaudi_spawn.py --world_size 8 --use_mpi"
     )
-    assert launch["hpu"](device_count("hpu", NO_DEVICES), script).endswith("--world_size 1 --use_mpi")
-    assert launch["cuda"](device_count("cuda", {"hpu": 0, "gpu": 4}), script) == (
+    assert launch["hpu"](device_count("hpu", NO_DEVICES), None, script).endswith("--world_size 1 --use_mpi")
+    assert launch["cuda"](device_count("cuda", {"hpu": 0, "gpu": 4}), None, script) == (
         "torchrun --standalone --nproc_per_node 4"
     )
-    assert launch["cuda"](1, script) == launch["cpu"](device_count("cpu", NO_DEVICES), script) == "python"
+    assert launch["cuda"](1, None, script) == launch["cpu"](device_count("cpu", NO_DEVICES), None, script) == "python"
+
+
+def test_a_node_count_launches_through_slurm():
+    script = "scripts/{}".format
+    launch = {name: backend.launch for name, backend in BACKENDS.items()}
+    assert launch["hpu"](8, 1, script) == "python scripts/gaudi_spawn.py --world_size 8 --use_mpi"
+    assert launch["hpu"](8, 4, script) == "python scripts/gaudi_spawn.py --world_size 32 --nodes 4 --use_deepspeed"
+    step = "srun --overlap --nodes 2 --ntasks 2 --ntasks-per-node 1"
+    spawn = "python scripts/torch_spawn.py --nodes 2"
+    assert launch["cuda"](8, 2, script) == f"{step} --gpus-per-node 8 --kill-on-bad-exit=1 {spawn} --nproc_per_node 8"
+    assert launch["cpu"](1, 2, script) == f"{step} --kill-on-bad-exit=1 {spawn} --nproc_per_node 1"
 
 
 def test_ranks_read_the_variables_of_their_launcher(monkeypatch):

@@ -3,10 +3,14 @@ the validation ranges, and the code digest that reruns edited code."""
 
 import json
 
+import pytest
+
 from snakebert.code_digest import code_digest, local_imports
 from snakebert.data.manifest import validation_ranges
+from snakebert.errors import DataError
 from snakebert.training.blocks import split_indices
 from snakebert.training.checkpoints import complete_checkpoints, fingerprint, resume_point, run_directory
+from snakebert.training.pretrain import check_world_size
 
 SETTINGS = {"training": {"learning_rate": 0.001, "max_steps": 100}, "world_size": 1}
 
@@ -38,6 +42,23 @@ def test_checkpoints_of_other_settings_are_never_used_and_the_log_names_what_dif
     assert resume_point(str(tmp_path), SETTINGS, said.append) is None
     assert said[0].endswith("it was trained with other settings (training.learning_rate)")
     assert said[-1].startswith("no checkpoint to resume from") and fingerprint(SETTINGS) in said[-1]
+
+
+def test_a_run_that_differs_only_in_world_size_is_refused_not_started_over(tmp_path):
+    earlier = run_directory(str(tmp_path), {**SETTINGS, "world_size": 16})
+    checkpoint(earlier, 400)
+    doubled = {**SETTINGS, "world_size": 32}
+    with pytest.raises(DataError, match=rf"{earlier} holds this run up to step 400 at world size 16.* has 32 ranks"):
+        resume_point(str(tmp_path), doubled, print)
+    checkpoint(run_directory(str(tmp_path), doubled), 100)  # once this world size has its own checkpoints, it resumes
+    assert resume_point(str(tmp_path), doubled, print).endswith("checkpoint-100")
+
+
+def test_a_launch_with_other_ranks_than_planned_is_refused(monkeypatch):
+    monkeypatch.setenv("WORLD_SIZE", "8")
+    assert check_world_size("cpu", 8) == check_world_size("cpu", None) == 8
+    with pytest.raises(DataError, match="the cuda launcher started 8 ranks, the workflow planned 16"):
+        check_world_size("cuda", 16)
 
 
 def test_split_indices_number_blocks_across_shards_and_hold_out_the_ranges():
