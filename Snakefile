@@ -20,6 +20,7 @@ include: "rules/tokenizer.smk"
 include: "rules/blocks.smk"
 include: "rules/dataset.smk"
 include: "rules/pretrain.smk"
+include: "rules/calibrate.smk"
 include: "rules/report.smk"
 include: "rules/hub.smk"
 

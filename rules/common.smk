@@ -184,6 +184,10 @@ def planned_world_size(wildcards, resources):
     return launch_plan(resources)[1]
 
 
+def planned_nodes(wildcards, resources):
+    return launch_plan(resources)[2] or 1
+
+
 def hub_uploads(wildcards):
     """What the Hub upload sends (UPLOADS): the outputs of each part that has a repository in `hub`."""
     return {

@@ -61,6 +61,7 @@ rule report_summary:
     params:
         script=script("report_summary.py"),
         code=code("report_summary.py"),
+        calibration="results/calibration.json",  # read when it exists; not an input, so never waited for
     shell:
         "python {params.script} --manifest {input.manifest} --model {input.model}"
-        " --eval-metrics {input.metrics} --out {output} 2> {log}"
+        " --eval-metrics {input.metrics} --calibration {params.calibration} --out {output} 2> {log}"

@@ -15,9 +15,10 @@ def main() -> None:
     parser.add_argument("--manifest", required=True)
     parser.add_argument("--model", required=True)
     parser.add_argument("--eval-metrics", required=True)
+    parser.add_argument("--calibration", help="results/calibration.json, shown against the run when it exists")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    report_summary(args.manifest, args.model, args.eval_metrics, args.out)
+    report_summary(args.manifest, args.model, args.eval_metrics, args.out, args.calibration)
 
 
 if __name__ == "__main__":

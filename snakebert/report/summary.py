@@ -1,7 +1,9 @@
-"""The report's summary table: the data set, training throughput and the evaluation, in one HTML page."""
+"""The report's summary table: the data set, training throughput (against the calibration's projection, when there
+is one) and the evaluation, in one HTML page."""
 
 import html
 import json
+from datetime import timedelta
 from pathlib import Path
 
 from ..atomic import atomic_path
@@ -10,7 +12,43 @@ from ..data.manifest import read_manifest
 STYLE = "body{font-family:sans-serif;font-size:14px}th{text-align:left;padding-top:1em}td{padding:2px 1em}"
 
 
-def rows(manifest: dict, training: dict, evaluation: dict) -> dict[str, list[tuple[str, str]]]:
+def duration(seconds: float) -> str:
+    """`12.3 s` under a minute, `h:mm:ss` from there."""
+    return f"{seconds:.1f} s" if seconds < 60 else str(timedelta(seconds=round(seconds)))
+
+
+def calibration_rows(calibration: dict | None, training: dict) -> list[tuple[str, str]]:
+    """The calibration's projection against the run, when it projected this launch."""
+    if calibration is None:
+        return []
+    launch = ("backend", "world_size", "global_batch_size")
+    if any(calibration[key] != training[key] for key in launch) or calibration["max_steps"] != training["steps"]:
+        return [
+            (
+                "calibration",
+                f"of another launch ({calibration['backend']}, {calibration['world_size']} ranks, global batch "
+                f"{calibration['global_batch_size']}, {calibration['max_steps']:,} steps): not compared",
+            )
+        ]
+    projected, actual = calibration["projected_train_seconds"], training["train_runtime"]
+    found = [
+        ("calibrated throughput", f"{calibration['samples_per_second']:,.1f} samples/s"),
+        ("run time: projected / actual", f"{duration(projected)} / {duration(actual)} ({actual / projected:.0%})"),
+    ]
+    if training["resumed_from"]:
+        found.append(("note", "the run was resumed: its actual time covers the last session only"))
+    if calibration["projected_cost"] is not None:
+        found.append(
+            (
+                "projected cost",
+                f"{calibration['projected_cost']:,.2f} ({calibration['projected_node_hours']:,.2f} node-hours at "
+                f"{calibration['price_per_node_hour']:,} per node-hour)",
+            )
+        )
+    return found
+
+
+def rows(manifest: dict, training: dict, evaluation: dict, calibration: dict | None) -> dict[str, list]:
     totals, split = manifest["totals"], manifest["split"]
     sources = sorted({shard["source"] for shard in manifest["shards"]})
     return {
@@ -36,6 +74,7 @@ def rows(manifest: dict, training: dict, evaluation: dict) -> dict[str, list[tup
             ),
             ("training loss, first / last logged", f"{training['initial_loss']:.3f} / {training['final_loss']:.3f}"),
             ("resumed from", training["resumed_from"] or "-"),
+            *calibration_rows(calibration, training),
         ],
         "Evaluation (held-out blocks)": [
             (
@@ -53,13 +92,16 @@ def rows(manifest: dict, training: dict, evaluation: dict) -> dict[str, list[tup
     }
 
 
-def report_summary(manifest: str, model_dir: str, eval_metrics: str, out: str) -> None:
+def report_summary(manifest: str, model_dir: str, eval_metrics: str, out: str, calibration: str | None = None) -> None:
+    """The summary page; `calibration`: `snakemake calibrate`'s projection, shown against the run if the file
+    exists (it is not an input: the report never waits for a calibration)."""
     training = json.loads((Path(model_dir) / "training_metrics.json").read_text())
     evaluation = json.loads(Path(eval_metrics).read_text())
+    projection = json.loads(Path(calibration).read_text()) if calibration and Path(calibration).is_file() else None
     body = "".join(
         f'<tr><th colspan="2">{html.escape(section)}</th></tr>'
         + "".join(f"<tr><td>{html.escape(name)}</td><td>{html.escape(value)}</td></tr>" for name, value in entries)
-        for section, entries in rows(read_manifest(manifest), training, evaluation).items()
+        for section, entries in rows(read_manifest(manifest), training, evaluation, projection).items()
     )
     page = f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{STYLE}</style></head>"
     page += f"<body><table>{body}</table></body></html>\n"

@@ -4,6 +4,7 @@ resume from a matching checkpoint, log one progress line per logging step."""
 import hashlib
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -90,7 +91,7 @@ def weights_digest(model) -> str:
     digest = hashlib.sha256()
     for name, tensor in sorted(model.state_dict().items()):
         digest.update(name.encode())
-        digest.update(tensor.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
+        digest.update(tensor.detach().cpu().reshape(-1).view(torch.uint8).numpy().tobytes())
     return digest.hexdigest()
 
 
@@ -114,21 +115,33 @@ def summary(trainer, result, block_size: int, backend: str, resumed_from: str | 
     }
 
 
-def pretrain(
+@dataclass
+class Run:
+    """A trainer ready to train, with what the caller reports from."""
+
+    trainer: object
+    train: BlockDataset
+    tokenizer: object
+    place: str  # "rank r of n"
+    resume: str | None
+
+
+def prepare_run(
     manifest: str,
     tokenizer_dir: str,
     model_settings: dict,
     settings: dict,
     backend: str,
     checkpoints: str,
-    out: str,
     on_device: bool = True,
     gaudi_config: str = str(GAUDI_CONFIG),
     threads: int = 0,
     planned_world_size: int | None = None,
-) -> dict:
-    """Train and save the model into `out`; `threads`: torch's CPU threads (0: its default); `planned_world_size`: the
-    ranks the workflow launches (None: whatever the launcher started)."""
+    resume: bool = True,
+) -> Run:
+    """Check the data, the launch and the checkpoints before the first step, and build the trainer. `threads`:
+    torch's CPU threads (0: its default); `planned_world_size`: the ranks the workflow launches (None: whatever the
+    launcher started); `resume`: from the newest checkpoint of the same run, if there is one."""
     disable_progress_bar()  # the log holds one line per logging step (progress.py), not progress bars
     if threads:
         torch.set_num_threads(threads)
@@ -147,7 +160,7 @@ def pretrain(
     settings = {**settings, "shuffle_seed": data["shuffle_seed"]}
     inputs = fingerprint_inputs(data, config, settings, processes, backend, gaudi_config)
     folder = run_directory(checkpoints, inputs)
-    resume = resume_point(checkpoints, inputs, print)
+    resume_from = resume_point(checkpoints, inputs, print) if resume else None
     set_seed(settings["seed"])
     model = BertForMaskedPositions(config)
     if len(validation) < settings["per_device_eval_batch_size"]:
@@ -160,13 +173,29 @@ def pretrain(
     trainer = build_trainer(backend, settings, str(folder), model, collator, train, validation, on_device, gaudi_config)
     place = f"rank {rank(backend)} of {processes}"
     print(f"{place}: the first batch of epoch 0 reads train blocks {first_batch_blocks(trainer, train)}", flush=True)
-    result = trainer.train(resume_from_checkpoint=resume)
-    metrics = summary(trainer, result, train.block_size, backend, resume)
-    print(f"{place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
+    return Run(trainer, train, tokenizer, place, resume_from)
+
+
+def pretrain(
+    manifest: str,
+    tokenizer_dir: str,
+    model_settings: dict,
+    settings: dict,
+    backend: str,
+    checkpoints: str,
+    out: str,
+    **launch,
+) -> dict:
+    """Train and save the model into `out`; `launch`: prepare_run's keyword arguments."""
+    run = prepare_run(manifest, tokenizer_dir, model_settings, settings, backend, checkpoints, **launch)
+    trainer = run.trainer
+    result = trainer.train(resume_from_checkpoint=run.resume)
+    metrics = summary(trainer, result, run.train.block_size, backend, run.resume)
+    print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
     if trainer.is_world_process_zero():
         with atomic_path(out) as tmp:
             save_as_bert(trainer, tmp)
-            tokenizer.save_pretrained(str(tmp))
+            run.tokenizer.save_pretrained(str(tmp))
             (tmp / "training_metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
             (tmp / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
     return metrics

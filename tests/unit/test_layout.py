@@ -1,5 +1,5 @@
 """The layout shows the architecture: scripts/ is the rule list (one thin command line per rule, named as it, plus
-the launcher), and the code they run is the snakebert package, where nothing is a command line."""
+the launchers), and the code they run is the snakebert package, where nothing is a command line."""
 
 import ast
 import re

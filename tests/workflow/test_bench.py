@@ -71,3 +71,13 @@ def test_static_shapes_bench_reports_losses_and_speeds_of_both_paths(workdir):
     assert set(report["per_seed"]["42"]) == {"new", "old"}
     assert set(report["steps_per_second"]) == {"new", "old"} and min(report["steps_per_second"].values()) > 0
     assert report["new/old steps/s (goal >= 0.97)"] > 0 and len(report["new/old steps/s per repetition"]) == 1
+
+
+def test_calibration_bench_compares_both_projections_with_the_run(tmp_path):
+    report = run_bench(
+        "bench/calibration.py", "--steps", "12", "--calibrate-steps", "3", "--warmup", "2", "--workdir", str(tmp_path)
+    )
+    assert report["steps"] == 12 and report["actual_wall_seconds"] > report["actual_train_seconds"] > 0
+    for name in ("calibration_before", "calibration_after"):
+        assert report[name]["projected_wall_seconds"] > report[name]["projected_train_seconds"] > 0
+        assert report[name]["wall actual/projected"] > 0

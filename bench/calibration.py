@@ -1,0 +1,69 @@
+"""How close `snakemake calibrate` projects a pretraining run: calibrate, run pretrain, calibrate again, side by side
+in one working directory, and compare both projections with the run they project.
+
+    python bench/calibration.py [--steps 1000] [--calibrate-steps 30] [--workdir DIR]
+
+The default config (the embedded corpus, the small default BERT, blocks of 512) with `pretrain.max_steps` set to
+--steps, on this machine's CPU. The run's actual time is the trainer's train_runtime (the training loop with its
+evaluations and checkpoints) and the job's wall time from Snakemake's benchmark file (benchmarks/pretrain.tsv).
+"""
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def snakemake(workdir: Path, *args: str) -> None:
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", *args]
+    command += ["--configfile", str(workdir / "bench-config.yaml")]
+    subprocess.run(command, cwd=workdir, check=True, capture_output=True)
+
+
+def calibration(workdir: Path) -> dict:
+    snakemake(workdir, "calibrate", "--forcerun", "calibrate")
+    return json.loads((workdir / "results/calibration.json").read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=1000, help="pretrain.max_steps of the projected run")
+    parser.add_argument("--calibrate-steps", type=int, default=30, help="calibrate.steps")
+    parser.add_argument("--warmup", type=int, default=10, help="calibrate.warmup_steps")
+    parser.add_argument("--workdir", help="a folder to keep the run in (default: a temporary one)")
+    args = parser.parse_args()
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench-calibration-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    settings = {
+        "pretrain": {"max_steps": args.steps},
+        "calibrate": {"steps": args.calibrate_steps, "warmup_steps": args.warmup},
+    }
+    (workdir / "bench-config.yaml").write_text(yaml.safe_dump(settings))
+    snakemake(workdir, "results/dataset/manifest.json")
+    before = calibration(workdir)
+    snakemake(workdir, "results/model", "--forcerun", "pretrain")
+    after = calibration(workdir)
+    training = json.loads((workdir / "results/model/training_metrics.json").read_text())
+    with open(workdir / "benchmarks/pretrain.tsv") as table:
+        wall = float(next(csv.DictReader(table, delimiter="\t"))["s"])
+    report = {"steps": args.steps, "actual_train_seconds": training["train_runtime"], "actual_wall_seconds": wall}
+    for name, projection in (("before", before), ("after", after)):
+        report[f"calibration_{name}"] = {
+            "samples_per_second": projection["samples_per_second"],
+            "projected_train_seconds": projection["projected_train_seconds"],
+            "projected_wall_seconds": projection["projected_wall_seconds"],
+            "train actual/projected": training["train_runtime"] / projection["projected_train_seconds"],
+            "wall actual/projected": wall / projection["projected_wall_seconds"],
+        }
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""`snakemake calibrate`: a real burst of training steps on the CPU through pretrain's launch, whose projection adds
+up, costs what its price says, and that pretrain never waits for."""
+
+import json
+import re
+
+import pytest
+from helpers import planned_jobs, snakemake, training_config
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("calibrated")
+    config = training_config(workdir, calibrate={"warmup_steps": 3, "steps": 12, "price_per_node_hour": 2.5})
+    snakemake(workdir, "calibrate", config=config)
+    return workdir, config
+
+
+def test_calibration_projects_pretrains_run_from_a_timed_burst(calibrated):
+    workdir, config = calibrated
+    result = json.loads((workdir / "results/calibration.json").read_text())
+    assert (result["backend"], result["world_size"], result["nodes"]) == ("cpu", 1, 1)
+    assert (result["warmup_steps"], result["measured_steps"], result["max_steps"]) == (3, 12, 60)
+    assert result["samples_per_second"] == pytest.approx(result["global_batch_size"] / result["seconds_per_step"])
+    parts = (
+        result["warmup_seconds"]
+        + (60 - 3) * result["seconds_per_step"]
+        + (result["evaluations"] - 1) * result["seconds_per_evaluation"]
+        + result["checkpoints"] * result["seconds_per_checkpoint"]
+    )
+    assert result["projected_train_seconds"] == pytest.approx(parts)
+    assert result["projected_wall_seconds"] == pytest.approx(result["startup_seconds"] + parts)
+    assert result["projected_cost"] == pytest.approx(2.5 * result["projected_wall_seconds"] / 3600)
+    log = (workdir / "logs/calibrate.log").read_text()
+    assert "rank 0 of 1: the first batch of epoch 0 reads train blocks" in log
+    assert list((workdir / "checkpoints/calibrate").glob("*/checkpoint-15"))  # the burst's one checkpoint
+    assert not (workdir / "checkpoints/pretrain").exists()
+
+
+def test_pretrain_does_not_wait_for_a_calibration(calibrated):
+    workdir, config = calibrated
+    assert "calibrate" not in planned_jobs(workdir, config)
+    (workdir / "results/calibration.json").unlink()
+    assert "calibrate" not in planned_jobs(workdir, config)
+
+
+def test_calibrate_launches_as_pretrain_does(workdir):
+    config = training_config(workdir)
+    resources = ("--set-resources", "pretrain:hpu=8", "calibrate:hpu=8")
+    done = snakemake(workdir, "-n", "-p", "results/model", "calibrate", *resources, config=config)
+    launches = {
+        rule: re.search(rf"Shell command: (.*) \S*scripts/{rule}.py --backend (\w+) --world-size (\d+) ", done.stdout)
+        for rule in ("pretrain", "calibrate")
+    }
+    assert launches["pretrain"].groups() == launches["calibrate"].groups()
+    assert re.fullmatch(r"python \S*gaudi_spawn.py --world_size 8 --use_mpi", launches["pretrain"].group(1))
