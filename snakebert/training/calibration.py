@@ -7,12 +7,14 @@ its queued work, so that lazy or asynchronous devices are timed when they are do
 
 import json
 import time
+from dataclasses import replace
 from datetime import timedelta
 
 import torch
 from transformers import TrainerCallback
 
 from ..atomic import write_json
+from .job import TrainingJob
 from .pretrain import prepare_run
 from .trainers import global_batch_size
 
@@ -95,35 +97,21 @@ def project(marks: dict, started: float, burst: dict, settings: dict, global_bat
     }
 
 
-def calibrate(
-    manifest: str,
-    tokenizer_dir: str,
-    model_settings: dict,
-    settings: dict,
-    backend: str,
-    checkpoints: str,
-    out: str,
-    burst: dict,
-    nodes: int = 1,
-    started: float | None = None,
-    **launch,
-) -> dict:
-    """Run the burst and write the projection to `out` (JSON); `started`: the job's start (time.monotonic; default
-    now); `launch`: prepare_run's keyword arguments."""
+def calibrate(job: TrainingJob, out: str, burst: dict, nodes: int = 1, started: float | None = None) -> dict:
+    """Run the burst of `job` and write the projection to `out` (JSON); `burst`: the `calibrate` config; `started`:
+    the job's start (time.monotonic; default now)."""
     started = time.monotonic() if started is None else started
     beyond = burst["warmup_steps"] + burst["steps"] + 1  # the run's own evaluations and saves never come
-    burst_settings = {**settings, "max_steps": beyond - 1, "eval_steps": beyond, "save_steps": beyond}
-    run = prepare_run(
-        manifest, tokenizer_dir, model_settings, burst_settings, backend, checkpoints, resume=False, **launch
-    )
+    settings = {**job.settings, "max_steps": beyond - 1, "eval_steps": beyond, "save_steps": beyond}
+    run = prepare_run(replace(job, settings=settings), resume=False)
     clock = BurstClock(burst["warmup_steps"], burst["steps"])
     run.trainer.add_callback(clock)
     run.trainer.train()
     global_batch = global_batch_size(run.trainer.args)
     result = {
-        "backend": backend,
+        "backend": job.backend,
         "world_size": run.trainer.args.world_size,
-        **project(clock.marks, started, burst, settings, global_batch, nodes, burst["price_per_node_hour"]),
+        **project(clock.marks, started, burst, job.settings, global_batch, nodes, burst["price_per_node_hour"]),
     }
     print(json.dumps(result, indent=1), flush=True)
     if run.trainer.is_world_process_zero():

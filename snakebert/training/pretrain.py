@@ -14,9 +14,10 @@ from transformers.utils.logging import disable_progress_bar
 from ..atomic import atomic_path
 from ..data.manifest import data_digest, read_manifest
 from ..errors import DataError
-from .backends import GAUDI_CONFIG, rank, world_size
+from .backends import rank, world_size
 from .blocks import BlockDataset
 from .checkpoints import resume_point, run_directory
+from .job import TrainingJob
 from .masking import BlockCollator, predictions_per_block
 from .model import BertForMaskedPositions, bert_config, save_as_bert
 from .preflight import check_splits, check_vocabulary, verify_blocks
@@ -126,39 +127,27 @@ class Run:
     resume: str | None
 
 
-def prepare_run(
-    manifest: str,
-    tokenizer_dir: str,
-    model_settings: dict,
-    settings: dict,
-    backend: str,
-    checkpoints: str,
-    on_device: bool = True,
-    gaudi_config: str = str(GAUDI_CONFIG),
-    threads: int = 0,
-    planned_world_size: int | None = None,
-    resume: bool = True,
-) -> Run:
-    """Check the data, the launch and the checkpoints before the first step, and build the trainer. `threads`:
-    torch's CPU threads (0: its default); `planned_world_size`: the ranks the workflow launches (None: whatever the
-    launcher started); `resume`: from the newest checkpoint of the same run, if there is one."""
+def prepare_run(job: TrainingJob, resume: bool = True) -> Run:
+    """Check the data, the launch and the checkpoints before the first step, and build the trainer; `resume`: from
+    the newest checkpoint of the same run, if there is one."""
+    settings, backend, checkpoints = job.settings, job.backend, job.checkpoints
     disable_progress_bar()  # the log holds one line per logging step (progress.py), not progress bars
-    if threads:
-        torch.set_num_threads(threads)
-    processes = check_world_size(backend, planned_world_size)
+    if job.threads:
+        torch.set_num_threads(job.threads)
+    processes = check_world_size(backend, job.world_size)
     if backend == "cpu" and torch.cuda.is_available():
         print(
             "training on the CPU although a GPU is visible: give pretrain GPUs (profiles/local-gpu, or "
             "--set-resources pretrain:gpu=N) or set pretrain.backend: cuda"
         )
-    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
-    data = read_manifest(manifest)
-    preflight(manifest, data, len(tokenizer), settings["per_device_train_batch_size"] * processes, backend)
-    train = BlockDataset(manifest, "train")
-    validation = BlockDataset(manifest, "validation", limit=settings["eval_blocks"])
-    config = bert_config(model_settings, tokenizer)
+    tokenizer = AutoTokenizer.from_pretrained(job.tokenizer)
+    data = read_manifest(job.manifest)
+    preflight(job.manifest, data, len(tokenizer), settings["per_device_train_batch_size"] * processes, backend)
+    train = BlockDataset(job.manifest, "train")
+    validation = BlockDataset(job.manifest, "validation", limit=settings["eval_blocks"])
+    config = bert_config(job.model, tokenizer)
     settings = {**settings, "shuffle_seed": data["shuffle_seed"]}
-    inputs = fingerprint_inputs(data, config, settings, processes, backend, gaudi_config)
+    inputs = fingerprint_inputs(data, config, settings, processes, backend, job.gaudi_config)
     folder = run_directory(checkpoints, inputs)
     resume_from = resume_point(checkpoints, inputs, print) if resume else None
     set_seed(settings["seed"])
@@ -170,27 +159,20 @@ def prepare_run(
         settings["per_device_eval_batch_size"] = max(len(validation), 1)
     k = predictions_per_block(train.block_size, settings["mlm_probability"], settings["max_predictions"])
     collator = BlockCollator(tokenizer, k, settings["seed"])
-    trainer = build_trainer(backend, settings, str(folder), model, collator, train, validation, on_device, gaudi_config)
+    trainer = build_trainer(
+        backend, settings, str(folder), model, collator, train, validation, job.on_device, job.gaudi_config
+    )
     place = f"rank {rank(backend)} of {processes}"
     print(f"{place}: the first batch of epoch 0 reads train blocks {first_batch_blocks(trainer, train)}", flush=True)
     return Run(trainer, train, tokenizer, place, resume_from)
 
 
-def pretrain(
-    manifest: str,
-    tokenizer_dir: str,
-    model_settings: dict,
-    settings: dict,
-    backend: str,
-    checkpoints: str,
-    out: str,
-    **launch,
-) -> dict:
-    """Train and save the model into `out`; `launch`: prepare_run's keyword arguments."""
-    run = prepare_run(manifest, tokenizer_dir, model_settings, settings, backend, checkpoints, **launch)
+def pretrain(job: TrainingJob, out: str) -> dict:
+    """Train and save the model into `out`."""
+    run = prepare_run(job)
     trainer = run.trainer
     result = trainer.train(resume_from_checkpoint=run.resume)
-    metrics = summary(trainer, result, run.train.block_size, backend, run.resume)
+    metrics = summary(trainer, result, run.train.block_size, job.backend, run.resume)
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
     if trainer.is_world_process_zero():
         with atomic_path(out) as tmp:

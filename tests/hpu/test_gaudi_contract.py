@@ -26,6 +26,7 @@ from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
 from snakebert.training.backends import GAUDI_CONFIG
 from snakebert.training.blocks import EpochSampler
+from snakebert.training.job import TrainingJob
 from snakebert.training.progress import ProgressLog
 
 gaudi_spawn = load_script("gaudi_spawn")
@@ -57,16 +58,16 @@ PRETRAIN = {
 
 def run_pretrain(data, folder):
     """scripts/pretrain.py's pretrain on the HPU path, with the Gaudi classes running on the CPU."""
-    return pretrain_script.pretrain(
+    job = TrainingJob(
         str(data.manifest),
         str(data.tokenizer),
         MODEL,
         PRETRAIN,
         backend="hpu",
         checkpoints=str(folder / "checkpoints"),
-        out=str(folder / "model"),
         on_device=False,
     )
+    return pretrain_script.pretrain(job, str(folder / "model"))
 
 
 @pytest.fixture(scope="module")

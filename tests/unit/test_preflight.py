@@ -13,6 +13,7 @@ from helpers import TINY_TRAINING
 from snakebert.checksum import sha256
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
+from snakebert.training.job import TrainingJob
 from snakebert.training.preflight import check_splits, check_vocabulary, verify_blocks
 from snakebert.training.pretrain import pretrain
 
@@ -97,8 +98,9 @@ def test_pretrain_names_a_truncated_block_file_before_it_reads_the_blocks(tiny_d
     manifest_path.write_text(json.dumps(manifest))
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
     with pytest.raises(DataError, match="not a readable block file") as refused:
-        pretrain(
+        job = TrainingJob(
             str(manifest_path), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
-            str(tmp_path / "checkpoints"), str(tmp_path / "model"),
+            str(tmp_path / "checkpoints"),
         )  # fmt: skip
+        pretrain(job, str(tmp_path / "model"))
     assert str(path) in str(refused.value) and not (tmp_path / "checkpoints").exists()

@@ -1,0 +1,51 @@
+"""What a training job is given, defined once for the two rules that train (pretrain and calibrate): both are
+started by the same launcher with the same arguments, and calibrate times the job that pretrain runs."""
+
+import json
+from dataclasses import dataclass
+
+from .backends import BACKENDS, GAUDI_CONFIG
+
+
+@dataclass(frozen=True)
+class TrainingJob:
+    manifest: str
+    tokenizer: str
+    model: dict  # the `model` config
+    settings: dict  # the `pretrain` config
+    backend: str  # a concrete backend, resolved by the workflow
+    checkpoints: str  # outside the rule's outputs
+    world_size: int | None = None  # the ranks the workflow launches (None: whatever the launcher started)
+    threads: int = 0  # torch's CPU threads (0: its default)
+    gaudi_config: str = str(GAUDI_CONFIG)
+    on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
+
+
+# The command-line arguments of a training script: flag -> add_argument's keywords.
+ARGUMENTS = {
+    "--manifest": {"required": True},
+    "--tokenizer": {"required": True},
+    "--model": {"required": True, "help": "the `model` config, as JSON"},
+    "--settings": {"required": True, "help": "the `pretrain` config, as JSON"},
+    "--backend": {"choices": list(BACKENDS), "required": True, "help": "resolved by the workflow"},
+    "--checkpoints": {"required": True, "help": "checkpoint folder, outside the rule's outputs"},
+    "--world-size": {"type": int, "required": True, "help": "the ranks the workflow launches"},
+    "--threads": {"type": int, "default": 0, "help": "CPU threads for torch (0: torch's default)"},
+    "--gaudi-config": {"default": str(GAUDI_CONFIG), "help": "the GaudiConfig JSON file"},
+    "--out": {"required": True},
+}
+
+
+def job_from(args) -> TrainingJob:
+    """The job that a training script's parsed ARGUMENTS describe."""
+    return TrainingJob(
+        manifest=args.manifest,
+        tokenizer=args.tokenizer,
+        model=json.loads(args.model),
+        settings=json.loads(args.settings),
+        backend=args.backend,
+        checkpoints=args.checkpoints,
+        world_size=args.world_size,
+        threads=args.threads,
+        gaudi_config=args.gaudi_config,
+    )
