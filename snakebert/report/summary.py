@@ -33,7 +33,10 @@ def calibration_rows(calibration: dict | None, training: dict) -> list[tuple[str
     projected, actual = calibration["projected_train_seconds"], training["train_runtime"]
     found = [
         ("calibrated throughput", f"{calibration['samples_per_second']:,.1f} samples/s"),
-        ("run time: projected / actual", f"{duration(projected)} / {duration(actual)} ({actual / projected:.0%})"),
+        (
+            "run time: projected / actual",
+            f"{duration(projected)} / {duration(actual)} ({actual / projected:.2f}x the projection)",
+        ),
     ]
     if training["resumed_from"]:
         found.append(("note", "the run was resumed: its actual time covers the last session only"))
@@ -66,7 +69,7 @@ def rows(manifest: dict, training: dict, evaluation: dict, calibration: dict | N
         "Pretraining": [
             ("backend, processes", f"{training['backend']}, {training['world_size']}"),
             ("steps x global batch", f"{training['steps']:,} x {training['global_batch_size']}"),
-            ("run time", f"{training['train_runtime']:,.0f} s"),
+            ("run time", duration(training["train_runtime"])),
             (
                 "throughput",
                 f"{training['train_samples_per_second']:,.1f} samples/s, "

@@ -34,7 +34,7 @@ TRAINING = {"backend": "hpu", "world_size": 32, "global_batch_size": 256, "steps
 def test_the_report_sets_the_projection_against_the_run_it_projected():
     calibration = {**project(MARKS, 5.0, BURST, SETTINGS, 256, 4, 13.0), "backend": "hpu", "world_size": 32}
     rows = dict(calibration_rows(calibration, TRAINING))
-    assert rows["run time: projected / actual"] == "0:01:44 / 0:02:05 (120%)"
+    assert rows["run time: projected / actual"] == "0:01:44 / 0:02:05 (1.20x the projection)"
     assert rows["calibrated throughput"] == "2,560.0 samples/s"
     assert rows["projected cost"] == "1.58 (0.12 node-hours at 13.0 per node-hour)"
     assert "note" in dict(calibration_rows(calibration, {**TRAINING, "resumed_from": "checkpoint-500"}))
@@ -44,5 +44,5 @@ def test_the_report_sets_the_projection_against_the_run_it_projected():
     short = {**calibration, "max_steps": 60, "projected_train_seconds": 0.55}
     assert (
         dict(calibration_rows(short, {**TRAINING, "steps": 60, "train_runtime": 0.43}))["run time: projected / actual"]
-        == "0.6 s / 0.4 s (78%)"
+        == "0.6 s / 0.4 s (0.78x the projection)"
     )
