@@ -6,7 +6,8 @@
 #   bash tests/slurm/cluster.sh status
 #
 # Cluster "snakebert": this host as the only node (CPUs and memory from `slurmd -C`, 8 generic resources
-# `hpu`, feature `dl1`), partitions `cpu` (default) and `dl1`, accounting through slurmdbd on a private
+# `hpu`, 8 GPUs whose device files are stand-ins (null devices: the gres is counted, nothing computes on it),
+# feature `dl1`), partitions `cpu` (default), `dl1` and `gpu`, accounting through slurmdbd on a private
 # MariaDB (own data directory and port), associations enforced, account `snakebert-ci` for root.
 # Daemons: munged (unless one already answers), mariadbd, slurmdbd, slurmctld, slurmd; no cgroups.
 # State, logs and PID files live in $SNAKEBERT_SLURM_DIR (default /var/tmp/snakebert-slurm). The config
@@ -109,16 +110,22 @@ AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
 AccountingStorageEnforce=associations
 AccountingStoreFlags=job_comment
-AccountingStorageTRES=gres/hpu
+AccountingStorageTRES=gres/hpu,gres/gpu
 JobCompType=jobcomp/none
-GresTypes=hpu
-NodeName=$NODE NodeAddr=127.0.0.1 $hardware Gres=hpu:8 Features=dl1 State=UNKNOWN
+GresTypes=hpu,gpu
+NodeName=$NODE NodeAddr=127.0.0.1 $hardware Gres=hpu:8,gpu:8 Features=dl1 State=UNKNOWN
 PartitionName=cpu Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
 PartitionName=dl1 Nodes=$NODE MaxTime=INFINITE State=UP
+PartitionName=gpu Nodes=$NODE MaxTime=INFINITE State=UP
 EOF
+  local gpu # stand-ins for the device files of 8 GPUs (null devices): SLURM counts a node's GPUs by their files
+  for gpu in 0 1 2 3 4 5 6 7; do
+    [ -c "$STATE/standin-gpu$gpu" ] || { rm -f "$STATE/standin-gpu$gpu" && mknod "$STATE/standin-gpu$gpu" c 1 3; }
+  done
   cat >"$CONF/gres.conf" <<EOF
 $MARK
 NodeName=$NODE Name=hpu Count=8
+NodeName=$NODE Name=gpu File=$STATE/standin-gpu[0-7]
 EOF
   (
     umask 077

@@ -20,7 +20,7 @@ import yaml
 from helpers import REPO, snakemake, snakemake_env, training_config, two_source_config
 
 ACCOUNT = "snakebert-ci"  # created by tests/slurm/cluster.sh
-PARTITIONS = {"cpu": "cpu", "dl1": "dl1"}  # the profile's partition (by role) -> the test cluster's
+PARTITIONS = {"cpu": "cpu", "dl1": "dl1", "gpu": "gpu"}  # the profile's partition (by role) -> the test cluster's
 SHARDS = {"texts_shard-00000", "texts_shard-00001", "texts_shard-00002", "notes_shard-00000"}
 DATA_JOBS = {
     "ingest_shard": 4,
@@ -79,15 +79,16 @@ def fitted_profile(name: str, folder: Path, cluster: Cluster, account: str | Non
     fitted to the node."""
     profile = yaml.safe_load((REPO / "profiles" / name / "config.yaml").read_text())
     defaults = profile["default-resources"]
-    cpu_partition = defaults["slurm_partition"]
     if account is not None:
         defaults["slurm_account"] = repr(account)
     for resources in [defaults, *profile.get("set-resources", {}).values()]:
-        if "slurm_partition" in resources:
-            role = "cpu" if resources["slurm_partition"] == cpu_partition else "dl1"
-            resources["slurm_partition"] = repr(PARTITIONS[role])
+        if "slurm_partition" in resources:  # the profiles' placeholders are named for their roles
+            resources["slurm_partition"] = repr(PARTITIONS[resources["slurm_partition"].strip("'")])
         if "mem_mb" in resources:
             resources["mem_mb"] = min(resources["mem_mb"], cluster.memory_mb)
+        if "tasks_per_node" in resources:  # a task per GPU: as many as the node has CPUs, a CPU each
+            resources["tasks_per_node"] = cluster.cpus
+            resources["cpus_per_task"] = 1
         if "cpus_per_task" in resources:
             resources["cpus_per_task"] = min(resources["cpus_per_task"], cluster.cpus)
     profile["max-threads"] = cluster.cpus  # sbatch --cpus-per-task comes from threads
@@ -185,6 +186,23 @@ def test_pretrain_runs_on_a_whole_dl1_node_with_its_hpus(workdir, tmp_path, clus
     rendezvous = f"--nnodes=1 --nproc_per_node=1 --rdzv_backend=c10d --rdzv_endpoint={node}:"
     assert f"launching 1 ranks: torchrun {rendezvous}" in log
     assert "rank 0 of 1: trained weights sha256" in log
+
+
+def test_pretrain_runs_on_a_whole_gpu_node_as_an_mpi_job_whose_srun_starts_the_ranks(workdir, tmp_path, cluster):
+    """The GPU profile's job as SLURM takes it: the gpu partition, the node's 8 GPUs (stand-in device files on the
+    test cluster), and the plugin's `mpi` mode, where the job's own srun starts torch_spawn (the cpu backend:
+    nothing computes on the stand-ins)."""
+    config = training_config(workdir, pretrain={"backend": "cpu", "max_steps": 10})
+    snakemake(workdir, "results/dataset/manifest.json", config=config)
+    since = datetime.now() - timedelta(minutes=1)
+    profile = fitted_profile("slurm-gpu", tmp_path / "profiles", cluster)
+    done = snakemake(workdir, "results/model", "--workflow-profile", str(profile), *QUICK_STATUS, config=config)
+    jobs = slurm_jobs(re.search(r"SLURM run ID: (\S+)", done.stdout + done.stderr).group(1), since)
+    assert [(job["rule"], job["Partition"], job["State"]) for job in jobs] == [("pretrain", "gpu", "COMPLETED")]
+    assert "gres/gpu=8" in jobs[0]["AllocTRES"]
+    log = (workdir / "logs/pretrain.log").read_text()
+    assert "launching 1 ranks: torchrun --nnodes=1 --nproc_per_node=1 --rdzv_backend=c10d" in log
+    assert json.loads((workdir / "results/model/training_metrics.json").read_text())["steps"] == 10
 
 
 def test_dl1_profile_plans_data_rules_on_the_cpu_partition_and_pretrain_on_a_whole_dl1_node(workdir):
