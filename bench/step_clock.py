@@ -3,20 +3,20 @@ or the evaluation and checkpoint the trainer makes after the last."""
 
 import time
 
-import torch
 from transformers import TrainerCallback
+
+from snakebert.training.calibration import synchronize
 
 
 class StepClock(TrainerCallback):
-    """The time at the end of step `warmup` and at the end of the last step (a GPU synchronised first)."""
+    """The time at the end of step `warmup` and at the end of the last step (the device synchronised first)."""
 
     def __init__(self, warmup: int) -> None:
         self.warmup, self.times = warmup, {}
 
     def on_step_end(self, args, state, control, **kwargs):
         if state.global_step in (self.warmup, state.max_steps):
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()
+            synchronize(args.device)
             self.times[state.global_step] = time.perf_counter()
 
     def seconds(self) -> float:
