@@ -2,10 +2,12 @@
 run's launcher, model, data and settings, timed after a warm-up, and projected to `pretrain.max_steps`.
 
 The burst trains `warmup_steps` (graph compilation, caches), evaluates once (the evaluation's own warm-up), then
-trains `steps` more, and evaluates and saves a checkpoint once each. The clock is read after the device finished
-its queued work, so that lazy or asynchronous devices are timed when they are done, not when work was queued."""
+trains `steps` more, and evaluates and saves a checkpoint once each (the checkpoint is then deleted). The clock is
+read after the device finished its queued work, so that lazy or asynchronous devices are timed when they are done,
+not when work was queued."""
 
 import json
+import shutil
 import time
 from dataclasses import replace
 from datetime import timedelta
@@ -107,6 +109,9 @@ def calibrate(job: TrainingJob, out: str, burst: dict, nodes: int = 1, started: 
     clock = BurstClock(burst["warmup_steps"], burst["steps"])
     run.trainer.add_callback(clock)
     run.trainer.train()
+    run.trainer.accelerator.wait_for_everyone()  # every rank has saved its part of the checkpoint
+    if run.trainer.is_world_process_zero():
+        shutil.rmtree(run.trainer.args.output_dir)  # the burst's checkpoint was saved to be timed, not kept
     global_batch = global_batch_size(run.trainer.args)
     result = {
         "backend": job.backend,

@@ -33,7 +33,7 @@ def test_calibration_projects_pretrains_run_from_a_timed_burst(calibrated):
     assert result["projected_cost"] == pytest.approx(2.5 * result["projected_wall_seconds"] / 3600)
     log = (workdir / "logs/calibrate.log").read_text()
     assert "rank 0 of 1: the first batch of epoch 0 reads train blocks" in log
-    assert list((workdir / "checkpoints/calibrate").glob("*/checkpoint-15"))  # the burst's one checkpoint
+    assert result["seconds_per_checkpoint"] > 0 and list((workdir / "checkpoints/calibrate").glob("*")) == []
     assert not (workdir / "checkpoints/pretrain").exists()
 
 

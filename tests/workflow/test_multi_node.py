@@ -1,4 +1,4 @@
-"""A real 2-process CPU run (gloo) through the multi-node torchrun path: the command srun runs once per node,
+"""Real 2-process CPU runs (gloo) through the multi-node torchrun path: the command srun runs once per node,
 started here twice with the environment SLURM gives each node of a 2-node job. Both "nodes" are this machine."""
 
 import contextlib
@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from helpers import REPO, TINY_TRAINING, build_tiny_data, snakemake_env
 
 from snakebert.config_defaults import schema_defaults
@@ -25,29 +26,35 @@ def free_job_id() -> int:
     raise AssertionError("no free port in 29500-30499")
 
 
-def test_two_nodes_train_disjoint_shares_of_each_batch_to_identical_weights(tmp_path):
-    data = build_tiny_data(tmp_path)
-    settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "max_steps": 6, "eval_steps": 6}
-    job = free_job_id()
+def run_on_two_nodes(folder, script: str, data, settings: dict, *arguments: str) -> str:
+    """scripts/`script` started as srun starts it on each node of a 2-node job (torch_spawn, one rank per node);
+    both nodes' logs, after checking that both ended well and met in one rendezvous."""
     command = [
         sys.executable, str(REPO / "scripts/torch_spawn.py"), "--nodes", "2", "--nproc_per_node", "1",
-        str(REPO / "scripts/pretrain.py"), "--backend", "cpu", "--world-size", "2", "--manifest", str(data.manifest),
+        str(REPO / "scripts" / script), "--backend", "cpu", "--world-size", "2", "--manifest", str(data.manifest),
         "--tokenizer", str(data.tokenizer), "--model", json.dumps(TINY_TRAINING["model"]),
-        "--settings", json.dumps(settings), "--checkpoints", "checkpoints", "--threads", "1", "--out", "model",
+        "--settings", json.dumps(settings), "--threads", "1", *arguments,
     ]  # fmt: skip
+    job = free_job_id()
     with contextlib.ExitStack() as files:
         nodes = []
         for node in (0, 1):
             slurm = {"SLURM_JOB_ID": str(job), "SLURM_JOB_NODELIST": "localhost,127.0.0.1", "SLURM_NODEID": str(node)}
-            log = files.enter_context((tmp_path / f"node-{node}.log").open("w"))
+            log = files.enter_context((folder / f"node-{node}.log").open("w"))
             environment = {**snakemake_env(), **slurm}
-            nodes.append(subprocess.Popen(command, cwd=tmp_path, env=environment, stdout=log, stderr=subprocess.STDOUT))
+            nodes.append(subprocess.Popen(command, cwd=folder, env=environment, stdout=log, stderr=subprocess.STDOUT))
         for process in nodes:
             process.wait(timeout=600)
-    logs = [(tmp_path / f"node-{node}.log").read_text() for node in (0, 1)]
+    logs = [(folder / f"node-{node}.log").read_text() for node in (0, 1)]
     assert [process.returncode for process in nodes] == [0, 0], "\n".join(logs)
     assert "launching 2 ranks: torchrun --nnodes=2 --nproc_per_node=1 --rdzv_backend=c10d" in logs[0]
-    text = "\n".join(logs)
+    return "\n".join(logs)
+
+
+def test_two_nodes_train_disjoint_shares_of_each_batch_to_identical_weights(tmp_path):
+    data = build_tiny_data(tmp_path)
+    settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "max_steps": 6, "eval_steps": 6}
+    text = run_on_two_nodes(tmp_path, "pretrain.py", data, settings, "--checkpoints", "checkpoints", "--out", "model")
     first = {int(rank): json.loads(blocks) for rank, blocks in
              re.findall(r"rank (\d) of 2: the first batch of epoch 0 reads train blocks (\[.*\])", text)}  # fmt: skip
     weights = {int(rank): digest for rank, digest in re.findall(r"rank (\d) of 2: trained weights sha256 (\w+)", text)}
@@ -65,3 +72,15 @@ def test_two_nodes_train_disjoint_shares_of_each_batch_to_identical_weights(tmp_
     assert np.isfinite(metrics["final_loss"])
     [record] = (tmp_path / "checkpoints").glob("*/fingerprint.json")
     assert json.loads(record.read_text())["world_size"] == 2
+
+
+def test_a_calibration_on_two_nodes_times_the_two_rank_run_and_keeps_no_checkpoint(tmp_path):
+    data = build_tiny_data(tmp_path)
+    settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
+    burst = {"warmup_steps": 2, "steps": 4, "price_per_node_hour": 1.0}
+    arguments = ("--checkpoints", "checkpoints", "--calibration", json.dumps(burst), "--nodes", "2")
+    run_on_two_nodes(tmp_path, "calibrate.py", data, settings, *arguments, "--out", "calibration.json")
+    result = json.loads((tmp_path / "calibration.json").read_text())
+    assert (result["world_size"], result["nodes"], result["global_batch_size"]) == (2, 2, 16)
+    assert result["projected_node_hours"] == pytest.approx(2 * result["projected_wall_seconds"] / 3600)
+    assert list((tmp_path / "checkpoints").glob("*")) == []
