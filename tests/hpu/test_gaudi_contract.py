@@ -20,6 +20,7 @@ from optimum.habana.distributed import DistributedRunner
 from shape_log import changed_ops, training_step_shapes
 from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, PrinterCallback, pipeline
 
+import snakebert.training.calibration as calibration
 import snakebert.training.pretrain as pretrain_script
 import snakebert.training.trainers as trainers
 from snakebert.config_defaults import schema_defaults
@@ -56,9 +57,9 @@ PRETRAIN = {
 }
 
 
-def run_pretrain(data, folder):
-    """scripts/pretrain.py's pretrain on the HPU path, with the Gaudi classes running on the CPU."""
-    job = TrainingJob(
+def hpu_job(data, folder) -> TrainingJob:
+    """A training job on the HPU path, with the Gaudi classes running on the CPU."""
+    return TrainingJob(
         str(data.manifest),
         str(data.tokenizer),
         MODEL,
@@ -67,7 +68,11 @@ def run_pretrain(data, folder):
         checkpoints=str(folder / "checkpoints"),
         on_device=False,
     )
-    return pretrain_script.pretrain(job, str(folder / "model"))
+
+
+def run_pretrain(data, folder):
+    """scripts/pretrain.py's pretrain on the HPU path."""
+    return pretrain_script.pretrain(hpu_job(data, folder), str(folder / "model"))
 
 
 @pytest.fixture(scope="module")
@@ -214,6 +219,16 @@ def test_every_training_step_of_the_gaudi_trainer_creates_the_same_shapes(traine
     logs = [training_step_shapes(trainer, batch) for batch in batches]
     assert len(logs[0]) > 100 and any("backward" in op for op, _ in logs[0])
     assert changed_ops(logs) == []
+
+
+def test_calibration_times_a_burst_of_the_gaudi_trainer(tiny_data, tmp_path):
+    """GaudiTrainer's own training loop honours the evaluation and checkpoint the burst asks for at its steps."""
+    burst = {"warmup_steps": 2, "steps": 4, "price_per_node_hour": None}
+    result = calibration.calibrate(hpu_job(tiny_data, tmp_path), str(tmp_path / "calibration.json"), burst)
+    assert (result["backend"], result["measured_steps"], result["max_steps"]) == ("hpu", 4, PRETRAIN["max_steps"])
+    assert result["seconds_per_step"] > 0 and result["seconds_per_evaluation"] > 0
+    assert result["seconds_per_checkpoint"] > 0 and list((tmp_path / "checkpoints").glob("*")) == []
+    assert json.loads((tmp_path / "calibration.json").read_text()) == result
 
 
 @pytest.fixture
