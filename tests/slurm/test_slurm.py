@@ -168,20 +168,26 @@ def test_an_account_left_as_the_placeholder_fails_before_any_job_is_submitted(wo
     assert slurm_jobs(re.search(r"SLURM run ID: (\S+)", output).group(1), since) == []
 
 
-def test_pretrain_runs_on_a_whole_dl1_node_with_its_hpus(workdir, tmp_path, cluster):
-    """On the cpu backend (no HPUs here), with the profile's node count: srun starts torch_spawn on each of the job's
-    nodes (the one this cluster has), which meets in a rendezvous built from SLURM's node list."""
+def pretrain_job(profile_name: str, workdir, tmp_path, cluster) -> tuple[dict, str]:
+    """A 10-step pretrain (cpu backend: nothing computes on the test cluster's HPUs or GPUs) as the one SLURM job of
+    a run through profiles/`profile_name`: its sacct record and the training log."""
     config = training_config(workdir, pretrain={"backend": "cpu", "max_steps": 10})
     snakemake(workdir, "results/dataset/manifest.json", config=config)
     since = datetime.now() - timedelta(minutes=1)
-    profile = fitted_profile("slurm-dl1", tmp_path / "profiles", cluster)
+    profile = fitted_profile(profile_name, tmp_path / "profiles", cluster)
     done = snakemake(workdir, "results/model", "--workflow-profile", str(profile), *QUICK_STATUS, config=config)
-    jobs = slurm_jobs(re.search(r"SLURM run ID: (\S+)", done.stdout + done.stderr).group(1), since)
-    assert [(job["rule"], job["Partition"], job["State"]) for job in jobs] == [("pretrain", "dl1", "COMPLETED")]
-    assert "gres/hpu=8" in jobs[0]["AllocTRES"]
-    assert jobs[0]["AllocCPUS"] == str(cluster.cpus)  # --exclusive: the whole node
+    [job] = slurm_jobs(re.search(r"SLURM run ID: (\S+)", done.stdout + done.stderr).group(1), since)
+    assert (job["rule"], job["State"]) == ("pretrain", "COMPLETED")
     assert json.loads((workdir / "results/model/training_metrics.json").read_text())["steps"] == 10
-    log = (workdir / "logs/pretrain.log").read_text()
+    return job, (workdir / "logs/pretrain.log").read_text()
+
+
+def test_pretrain_runs_on_a_whole_dl1_node_with_its_hpus(workdir, tmp_path, cluster):
+    """With the profile's node count, srun starts torch_spawn on each of the job's nodes (the one this cluster has),
+    which meets in a rendezvous built from SLURM's node list."""
+    job, log = pretrain_job("slurm-dl1", workdir, tmp_path, cluster)
+    assert job["Partition"] == "dl1" and "gres/hpu=8" in job["AllocTRES"]
+    assert job["AllocCPUS"] == str(cluster.cpus)  # --exclusive: the whole node
     node = run("sinfo", "--noheader", "--format=%N", f"--partition={PARTITIONS['dl1']}").stdout.strip()
     rendezvous = f"--nnodes=1 --nproc_per_node=1 --rdzv_backend=c10d --rdzv_endpoint={node}:"
     assert f"launching 1 ranks: torchrun {rendezvous}" in log
@@ -190,19 +196,10 @@ def test_pretrain_runs_on_a_whole_dl1_node_with_its_hpus(workdir, tmp_path, clus
 
 def test_pretrain_runs_on_a_whole_gpu_node_as_an_mpi_job_whose_srun_starts_the_ranks(workdir, tmp_path, cluster):
     """The GPU profile's job as SLURM takes it: the gpu partition, the node's 8 GPUs (stand-in device files on the
-    test cluster), and the plugin's `mpi` mode, where the job's own srun starts torch_spawn (the cpu backend:
-    nothing computes on the stand-ins)."""
-    config = training_config(workdir, pretrain={"backend": "cpu", "max_steps": 10})
-    snakemake(workdir, "results/dataset/manifest.json", config=config)
-    since = datetime.now() - timedelta(minutes=1)
-    profile = fitted_profile("slurm-gpu", tmp_path / "profiles", cluster)
-    done = snakemake(workdir, "results/model", "--workflow-profile", str(profile), *QUICK_STATUS, config=config)
-    jobs = slurm_jobs(re.search(r"SLURM run ID: (\S+)", done.stdout + done.stderr).group(1), since)
-    assert [(job["rule"], job["Partition"], job["State"]) for job in jobs] == [("pretrain", "gpu", "COMPLETED")]
-    assert "gres/gpu=8" in jobs[0]["AllocTRES"]
-    log = (workdir / "logs/pretrain.log").read_text()
+    test cluster), and the plugin's `mpi` mode, where the job's own srun starts torch_spawn."""
+    job, log = pretrain_job("slurm-gpu", workdir, tmp_path, cluster)
+    assert job["Partition"] == "gpu" and "gres/gpu=8" in job["AllocTRES"]
     assert "launching 1 ranks: torchrun --nnodes=1 --nproc_per_node=1 --rdzv_backend=c10d" in log
-    assert json.loads((workdir / "results/model/training_metrics.json").read_text())["steps"] == 10
 
 
 def test_dl1_profile_plans_data_rules_on_the_cpu_partition_and_pretrain_on_a_whole_dl1_node(workdir):
