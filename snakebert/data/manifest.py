@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from ..atomic import write_json
 from ..errors import DataError
+from ..json_files import read_json
 
 FORMAT_VERSION = 2
 PACKING = {  # how pack_shard made the blocks
@@ -30,13 +31,6 @@ LIBRARIES = ("tokenizers", "transformers", "datasets", "pyarrow")
 CLEANING_COUNTS = ("docs_read", "docs_null_or_empty", "docs_too_short", "chars_read", "chars")
 COUNTS = ("docs", "tokens", "blocks", "dropped_tokens", "duplicates", *CLEANING_COUNTS)
 PROJECT = Path(__file__).resolve().parents[2]
-
-
-def _read_json(path: str, what: str = "stats file") -> dict:
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError) as error:
-        raise DataError(f"{path}: not a readable {what} ({error}); delete it and rerun to rebuild it") from None
 
 
 def validation_ranges(blocks: list[int], fraction: float, seed: int) -> list[dict]:
@@ -80,7 +74,7 @@ def project_commit() -> dict | None:
 
 def shard_entry(raw: str, raw_stats: str, token_stats: str, blocks: str, block_stats: str, folder: str) -> dict:
     """One shard's line of the manifest, from the stats its three jobs wrote (paths relative to `folder`)."""
-    cleaning, tokens, packed = _read_json(raw_stats), _read_json(token_stats), _read_json(block_stats)
+    cleaning, tokens, packed = read_json(raw_stats), read_json(token_stats), read_json(block_stats)
     if tokens["tokens"] != packed["tokens"]:
         raise DataError(
             f"{block_stats}: packed {packed['tokens']} tokens, but {token_stats} counts {tokens['tokens']}: "
@@ -150,7 +144,7 @@ def write_manifest(manifest: dict, out: str) -> None:
 
 def read_manifest(path: str) -> dict:
     """The manifest at `path`, refused with what to do when its format is not this code's."""
-    manifest = _read_json(path, "manifest")
+    manifest = read_json(path, "manifest")
     found = manifest.get("format_version", 1)
     if found != FORMAT_VERSION:
         raise DataError(

@@ -12,6 +12,7 @@ from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers,
 
 from ..atomic import atomic_path
 from ..errors import DataError
+from ..json_files import read_json
 from .corpus import sample_texts, shard_texts
 from .dedup import duplicate_rows, shard_key
 
@@ -133,7 +134,7 @@ def train_deterministic(style: dict, sample: Sample, vocab_size: int, min_freque
 def sample_fraction(raw_stats: list[str], sample_chars: int) -> float:
     """The share of documents to sample so that about `sample_chars` characters are read (from the text shards'
     counts)."""
-    chars = sum(json.loads(Path(stats).read_text())["chars"] for stats in raw_stats)
+    chars = sum(read_json(stats)["chars"] for stats in raw_stats)
     if chars == 0:
         raise DataError("the corpus is empty after cleaning: no text to train the tokenizer on")
     return min(1.0, sample_chars / chars)

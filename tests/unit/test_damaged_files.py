@@ -76,6 +76,19 @@ def test_a_damaged_stats_file_is_named_by_the_manifest_job(results):
     assert not (results / "new.json").exists()
 
 
+def test_a_damaged_stats_file_is_named_by_the_tokenizer_job(results):
+    raw = results / f"raw/{SHARD}.arrow"
+    (results / f"raw/{SHARD}.json").write_text('{"chars": ')
+    done = run_script(
+        "train_tokenizer.py", "--settings", '{"vocab_size": 200, "min_frequency": 1, "lowercase": true, '
+        '"sample_chars": 1000000, "model_max_length": 16}', "--duplicates", str(results / "dedup/duplicates.arrow"),
+        "--raw", str(raw), "--stats", str(raw.with_suffix(".json")), "--out", str(results / "new"),
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"error: {results / 'raw' / SHARD}.json: not a readable stats file" in done.stderr
+    assert not (results / "new").exists()
+
+
 def test_a_job_removes_the_temporaries_a_killed_job_left_for_its_output_only(tmp_path):
     out = tmp_path / "shard-00000.json"
     left = [tmp_path / ".shard-00000.json.tmp-4242", tmp_path / ".shard-00000.json.tmp-77"]
