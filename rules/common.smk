@@ -160,11 +160,9 @@ def rule_nodes(resources):
 def launch_plan(resources):
     """(backend, ranks over all nodes, nodes or None) of the rule's training launch: one rank per device of the
     backend's resource, which counts the job's devices over all its nodes (the cpu backend: one rank per node)."""
-    backend = resolve_backend(config["pretrain"]["backend"], rule_devices(resources))
-    nodes = rule_nodes(resources)
-    ranks = device_count(backend, rule_devices(resources))
-    if BACKENDS[backend].resource is None:
-        ranks = nodes or 1
+    devices, nodes = rule_devices(resources), rule_nodes(resources)
+    backend = resolve_backend(config["pretrain"]["backend"], devices)
+    ranks = device_count(backend, devices, nodes)
     if ranks % (nodes or 1):
         raise WorkflowError(
             f"resources {BACKENDS[backend].resource}={ranks} and nodes={nodes}: the devices must split evenly "

@@ -100,10 +100,11 @@ def resolve_backend(requested: str, devices: dict[str, int]) -> str:
     return next(name for name, backend in BACKENDS.items() if not backend.resource or devices[backend.resource] > 0)
 
 
-def device_count(backend: str, devices: dict[str, int]) -> int:
-    """The ranks to launch over all nodes: the rule's devices of the backend's resource (at least 1)."""
+def device_count(backend: str, devices: dict[str, int], nodes: int | None = None) -> int:
+    """The ranks to launch over all nodes: the rule's devices of the backend's resource (at least 1), or one per
+    node for a backend without devices."""
     resource = BACKENDS[backend].resource
-    return max(devices[resource], 1) if resource else 1
+    return max(devices[resource], 1) if resource else nodes or 1
 
 
 def _first_set(variables: tuple[str, ...], default: int) -> int:

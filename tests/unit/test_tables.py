@@ -70,6 +70,8 @@ def test_each_backend_launches_one_rank_per_device():
 def test_a_node_count_launches_through_slurm():
     script = "scripts/{}".format
     launch = {name: backend.launch for name, backend in BACKENDS.items()}
+    assert device_count("hpu", {"hpu": 16, "gpu": 0}, 2) == 16  # the job's devices over all its nodes
+    assert device_count("cpu", NO_DEVICES, 2) == 2  # no devices: a rank per node
     assert launch["hpu"](8, 1, script) == "python scripts/gaudi_spawn.py --world_size 8 --use_mpi"
     assert launch["hpu"](8, 4, script) == "python scripts/gaudi_spawn.py --world_size 32 --nodes 4 --use_deepspeed"
     step = "srun --overlap --nodes 2 --ntasks 2 --ntasks-per-node 1"
