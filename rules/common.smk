@@ -186,6 +186,31 @@ def planned_nodes(wildcards, resources):
     return launch_plan(resources)[2] or 1
 
 
+def training_inputs():
+    """What pretrain and calibrate read: the data set, the tokenizer and the Gaudi config."""
+    return {
+        "manifest": "results/dataset/manifest.json",
+        "tokenizer": "results/tokenizer",
+        "blocks": corpus_shards("results/blocks/{source}/{shard}.arrow"),
+        "gaudi_config": GAUDI_CONFIG,
+    }
+
+
+def training_params(name, checkpoints):
+    """The params of pretrain and calibrate, which train with scripts/`name`; snakebert/training/job.py lists the
+    arguments they become."""
+    return {
+        "launch": launch_command,
+        "backend": training_backend,
+        "world_size": planned_world_size,
+        "script": script(name),
+        "code": code(name),
+        "model": config_json("model"),
+        "settings": config_json("pretrain"),
+        "checkpoints": checkpoints,
+    }
+
+
 def hub_uploads(wildcards):
     """What the Hub upload sends (UPLOADS): the outputs of each part that has a repository in `hub`."""
     return {

@@ -1,9 +1,6 @@
 rule pretrain:
     input:
-        manifest="results/dataset/manifest.json",
-        tokenizer="results/tokenizer",
-        blocks=corpus_shards("results/blocks/{source}/{shard}.arrow"),
-        gaudi_config=GAUDI_CONFIG,
+        **training_inputs(),
     output:
         directory("results/model"),
     log:
@@ -16,20 +13,12 @@ rule pretrain:
     resources:
         **DEVICE_RESOURCES,
     params:
-        launch=launch_command,
-        backend=training_backend,
-        world_size=planned_world_size,
-        script=script("pretrain.py"),
-        code=code("pretrain.py"),
-        model=config_json("model"),
-        settings=config_json("pretrain"),
-        checkpoints="checkpoints/pretrain",
+        **training_params("pretrain.py", "checkpoints/pretrain"),
     shell:
         "{params.launch} {params.script} --backend {params.backend} --world-size {params.world_size}"
-        " --manifest {input.manifest}"
-        " --tokenizer {input.tokenizer} --model {params.model:q} --settings {params.settings:q}"
-        " --checkpoints {params.checkpoints} --gaudi-config {input.gaudi_config:q} --threads {threads} --out {output}"
-        " > {log} 2>&1"
+        " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model:q}"
+        " --settings {params.settings:q} --checkpoints {params.checkpoints} --gaudi-config {input.gaudi_config:q}"
+        " --threads {threads} --out {output} > {log} 2>&1"
 
 
 rule evaluate:
