@@ -2,12 +2,12 @@
 is one) and the evaluation, in one HTML page."""
 
 import html
-import json
 from datetime import timedelta
 from pathlib import Path
 
 from ..atomic import atomic_path
 from ..data.manifest import read_manifest
+from ..json_files import read_json
 
 STYLE = "body{font-family:sans-serif;font-size:14px}th{text-align:left;padding-top:1em}td{padding:2px 1em}"
 
@@ -98,9 +98,9 @@ def rows(manifest: dict, training: dict, evaluation: dict, calibration: dict | N
 def report_summary(manifest: str, model_dir: str, eval_metrics: str, out: str, calibration: str | None = None) -> None:
     """The summary page; `calibration`: `snakemake calibrate`'s projection, shown against the run if the file
     exists (it is not an input: the report never waits for a calibration)."""
-    training = json.loads((Path(model_dir) / "training_metrics.json").read_text())
-    evaluation = json.loads(Path(eval_metrics).read_text())
-    projection = json.loads(Path(calibration).read_text()) if calibration and Path(calibration).is_file() else None
+    training = read_json(str(Path(model_dir) / "training_metrics.json"), "training metrics file")
+    evaluation = read_json(eval_metrics, "evaluation metrics file")
+    projection = read_json(calibration, "calibration") if calibration and Path(calibration).is_file() else None
     body = "".join(
         f'<tr><th colspan="2">{html.escape(section)}</th></tr>'
         + "".join(f"<tr><td>{html.escape(name)}</td><td>{html.escape(value)}</td></tr>" for name, value in entries)

@@ -2,7 +2,8 @@
 
 import pytest
 
-from snakebert.report.summary import calibration_rows
+from snakebert.errors import DataError
+from snakebert.report.summary import calibration_rows, report_summary
 from snakebert.training.calibration import project
 
 # A burst of 10 warm-up and 30 timed steps: the job started at 5 s, the trainer at 10 s.
@@ -46,3 +47,14 @@ def test_the_report_sets_the_projection_against_the_run_it_projected():
         dict(calibration_rows(short, {**TRAINING, "steps": 60, "train_runtime": 0.43}))["run time: projected / actual"]
         == "0.6 s / 0.4 s (0.78x the projection)"
     )
+
+
+def test_a_damaged_calibration_is_named_by_the_report(tmp_path):
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model/training_metrics.json").write_text("{}")
+    (tmp_path / "metrics.json").write_text("{}")
+    (tmp_path / "calibration.json").write_text('{"samples_per_second": ')
+    with pytest.raises(DataError, match=r"calibration.json: not a readable calibration \(.*delete it and rerun"):
+        report_summary("manifest.json", str(tmp_path / "model"), str(tmp_path / "metrics.json"), str(tmp_path / "out"),
+                       str(tmp_path / "calibration.json"))  # fmt: skip
+    assert not (tmp_path / "out").exists()
