@@ -20,8 +20,10 @@ include: "rules/tokenizer.smk"
 include: "rules/blocks.smk"
 include: "rules/dataset.smk"
 include: "rules/pretrain.smk"
+include: "rules/finetune.smk"
 include: "rules/calibrate.smk"
 include: "rules/report.smk"
+include: "rules/cards.smk"
 include: "rules/hub.smk"
 
 

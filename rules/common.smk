@@ -16,9 +16,11 @@ from snakebert.code_digest import code_digest
 from snakebert.data.shards import declared_input, shard_name
 from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
+from snakebert.finetune import plan as finetune_plan
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
 from snakebert.training.backends import BACKENDS, device_count, resolve_backend
+from snakebert.training.probes import prompt_problems
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
 DATA_SECTIONS = ("sources", "clean", "tokenizer", "data")  # the config sections that shape the data set
@@ -44,6 +46,10 @@ def non_finite(value, key=""):
 def check_config():
     for key in non_finite(config):
         raise WorkflowError(f"config {key}: a finite number is needed")
+    for problem in prompt_problems(config["evaluate"]["probes"]):
+        raise WorkflowError(problem)
+    for problem in finetune_plan.config_problems(config["finetune"], config["model"]["max_position_embeddings"]):
+        raise WorkflowError(problem)
     names = [source["name"] for source in config["sources"]]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
@@ -77,6 +83,8 @@ def plan_shards():
 check_config()
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = plan_shards()
+TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
+FINETUNE_MODELS = finetune_plan.models(config["finetune"])
 
 
 def corpus_shards(pattern):
@@ -119,6 +127,20 @@ def config_json(section):
         return json.dumps(config[section], sort_keys=True)
 
     return as_json
+
+
+def evaluation_json(wildcards):
+    """The `evaluate` settings of the MLM evaluation: all but the probes, so editing a probe does not rerun it."""
+    return json.dumps({key: value for key, value in config["evaluate"].items() if key != "probes"}, sort_keys=True)
+
+
+def probes_json(wildcards):
+    return json.dumps(config["evaluate"]["probes"], sort_keys=True)
+
+
+def probe_results():
+    """results/eval/probes.json when `evaluate.probes` lists prompts; none (and no probes job) when it is empty."""
+    return ["results/eval/probes.json"] if config["evaluate"]["probes"] else []
 
 
 def masking_json(wildcards):
@@ -212,9 +234,10 @@ def training_params(name, checkpoints):
 
 
 def hub_uploads(wildcards):
-    """What the Hub upload sends (UPLOADS): the outputs of each part that has a repository in `hub`."""
+    """What the Hub upload sends (UPLOADS): the outputs and the card of each part that has a repository in `hub`."""
     return {
         what: [path for output in upload.outputs for path in (corpus_shards(output) if "{" in output else [output])]
+        + ([upload.card] if upload.card else [])
         for what, upload in UPLOADS.items()
         if config["hub"][upload.setting]
     }
@@ -224,8 +247,53 @@ def hub_uploads_json(wildcards):
     return json.dumps(hub_uploads(wildcards))
 
 
+def finetune_metrics():
+    """Each task's results (results/finetune/{task}/metrics.json), in config order."""
+    return [f"results/finetune/{task}/metrics.json" for task in TASKS]
+
+
+def task_files(wildcards):
+    return finetune_plan.task_files(TASKS[wildcards.task])
+
+
+def task_json(wildcards):
+    return json.dumps(finetune_plan.task_data(TASKS[wildcards.task]), sort_keys=True)
+
+
+def recipe_json(wildcards):
+    return json.dumps(finetune_plan.task_recipe(config["finetune"], TASKS[wildcards.task]), sort_keys=True)
+
+
+def finetune_model_kind(wildcards):
+    return FINETUNE_MODELS[wildcards.model][0]
+
+
+def finetune_model_source(wildcards):
+    return FINETUNE_MODELS[wildcards.model][1]
+
+
+def finetune_model_inputs(wildcards):
+    return finetune_plan.model_inputs(FINETUNE_MODELS[wildcards.model][1])
+
+
+def finetune_backend(wildcards, resources):
+    """`finetune.backend`, with `auto` resolved from the devices the job is given (one device per job)."""
+    return resolve_backend(config["finetune"]["backend"], rule_devices(resources))
+
+
+def finetune_runs(wildcards):
+    """Every fine-tuning result of the task: each model, each seed (1..finetune.seeds)."""
+    return [
+        f"results/finetune/{wildcards.task}/runs/{model}/seed-{seed}.json"
+        for model in FINETUNE_MODELS
+        for seed in range(1, config["finetune"]["seeds"] + 1)
+    ]
+
+
 def final_targets():
-    targets = ["results/eval/metrics.json", *REPORT_FILES.values()]
+    reports = [path for name, path in REPORT_FILES.items() if name != "downstream" or TASKS]
+    targets = ["results/eval/metrics.json", *probe_results(), *finetune_metrics(), *reports]
+    targets += ["results/cards/model/README.md", "results/cards/dataset/README.md"]
     if config["hub"]["push"]:
         targets.append("results/hub/pushed.json")
     return targets

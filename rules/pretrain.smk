@@ -35,8 +35,27 @@ rule evaluate:
     params:
         script=script("evaluate.py"),
         code=code("evaluate.py"),
-        settings=config_json("evaluate"),
+        settings=evaluation_json,
         masking=masking_json,
     shell:
         "python {params.script} --model {input.model} --manifest {input.manifest} --settings {params.settings:q}"
         " --masking {params.masking:q} --threads {threads} --out {output} > {log} 2>&1"
+
+
+rule fill_mask_probes:
+    input:
+        model="results/model",
+    output:
+        "results/eval/probes.json",
+    log:
+        "logs/fill_mask_probes.log",
+    conda:
+        "../envs/pipeline.yaml"
+    threads: 2
+    params:
+        script=script("fill_mask_probes.py"),
+        code=code("fill_mask_probes.py"),
+        probes=probes_json,
+    shell:
+        "python {params.script} --model {input.model} --probes {params.probes:q} --threads {threads} --out {output}"
+        " > {log} 2>&1"

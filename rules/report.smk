@@ -42,11 +42,34 @@ rule plot_training:
         "python {params.script} --model {input.model} --eval-metrics {input.metrics} --out {output} 2> {log}"
 
 
+rule plot_downstream:
+    input:
+        finetune_metrics(),
+    output:
+        report(
+            REPORT_FILES["downstream"],
+            caption="../report/downstream.rst",
+            category="Downstream",
+        ),
+    log:
+        "logs/plot_downstream.log",
+    localrule: True
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("plot_downstream.py"),
+        code=code("plot_downstream.py"),
+    shell:
+        "python {params.script} --out {output} {input:q} 2> {log}"
+
+
 rule report_summary:
     input:
         manifest="results/dataset/manifest.json",
         model="results/model",
         metrics="results/eval/metrics.json",
+        probes=probe_results(),
+        finetune=finetune_metrics(),
     output:
         report(
             REPORT_FILES["summary"],
@@ -64,4 +87,5 @@ rule report_summary:
         calibration="results/calibration.json",  # read when it exists; not an input, so never waited for
     shell:
         "python {params.script} --manifest {input.manifest} --model {input.model}"
-        " --eval-metrics {input.metrics} --calibration {params.calibration} --out {output} 2> {log}"
+        " --eval-metrics {input.metrics} --calibration {params.calibration} --out {output}"
+        " {input.probes:q} --finetune {input.finetune:q} 2> {log}"

@@ -17,8 +17,10 @@ def main() -> None:
     parser.add_argument("--eval-metrics", required=True)
     parser.add_argument("--calibration", help="results/calibration.json, shown against the run when it exists")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--finetune", nargs="*", default=[], help="each task's results/finetune/{task}/metrics.json")
+    parser.add_argument("probes", nargs="?", help="results/eval/probes.json, when `evaluate.probes` lists prompts")
     args = parser.parse_args()
-    report_summary(args.manifest, args.model, args.eval_metrics, args.out, args.calibration)
+    report_summary(args.manifest, args.model, args.eval_metrics, args.out, args.calibration, args.probes, args.finetune)
 
 
 if __name__ == "__main__":

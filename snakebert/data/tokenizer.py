@@ -6,13 +6,13 @@ importing transformers (and torch with it) would add about 2 s of serial start-u
 
 import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 from ..atomic import atomic_path
 from ..errors import DataError
 from ..json_files import read_json
+from ..pretrained import load_named
 from .corpus import sample_texts, shard_texts
 from .dedup import duplicate_rows, shard_key
 
@@ -28,23 +28,10 @@ Sample = Callable[[], Iterator[list[str]]]
 
 
 def load_base(name: str):
-    """The `tokenizer.base` tokenizer, from a folder if there is one by that name, else from the Hub; a failure
-    says what was tried."""
+    """The `tokenizer.base` tokenizer, from a folder if there is one by that name, else from the Hub."""
     from transformers import AutoTokenizer
 
-    folder = Path(name)
-    tried = (
-        f"the folder {folder.resolve()}"
-        if folder.exists()
-        else f"a folder {folder.resolve()} (there is none), then the Hub id {name!r}"
-    )
-    try:
-        return AutoTokenizer.from_pretrained(name)
-    except Exception as error:  # noqa: BLE001 - a missing folder, a bad one, an unreachable Hub: the same report
-        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise DataError(
-            f"tokenizer.base {name!r} could not be loaded: tried {tried} ({type(error).__name__}: {message})"
-        ) from None
+    return load_named(AutoTokenizer.from_pretrained, name, "tokenizer.base")
 
 
 def bert_style(settings: dict) -> dict:

@@ -4,4 +4,5 @@ REPORT_FILES = {
     "summary": "results/report/summary.html",
     "data": "results/report/data.svg",
     "training": "results/report/training.svg",
+    "downstream": "results/report/downstream.svg",  # with fine-tuning tasks only
 }

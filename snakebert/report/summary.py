@@ -8,6 +8,7 @@ from pathlib import Path
 from ..atomic import atomic_path
 from ..data.manifest import read_manifest
 from ..json_files import read_json
+from .downstream import task_rows
 
 STYLE = "body{font-family:sans-serif;font-size:14px}th{text-align:left;padding-top:1em}td{padding:2px 1em}"
 
@@ -95,16 +96,67 @@ def rows(manifest: dict, training: dict, evaluation: dict, calibration: dict | N
     }
 
 
-def report_summary(manifest: str, model_dir: str, eval_metrics: str, out: str, calibration: str | None = None) -> None:
+def probe_mark(probe: dict) -> str:
+    if probe["hit_top1"] is None:
+        return "no answer given"
+    return "hit, top 1" if probe["hit_top1"] else "hit, top 5" if probe["hit_top5"] else "missed"
+
+
+def share(hits: int, of: int) -> str:
+    return f"{hits} of {of} ({hits / of:.0%})"
+
+
+def probe_rows(results: dict) -> list[tuple[str, str]]:
+    """Each prompt (its answers) with its top 5 and whether an answer is in it, then the hit rates and how many
+    prompts share the most common top-1 token (a collapsed model answers one token to every prompt)."""
+    found = [
+        (
+            f"{probe['prompt']} ({', '.join(probe['answers']) or '-'})",
+            ", ".join(f"{guess['token']!r} {guess['probability']:.1%}" for guess in probe["predictions"])
+            + f": {probe_mark(probe)}",
+        )
+        for probe in results["probes"]
+    ]
+    answered = results["answered"]
+    if answered:
+        hits = [sum(probe[key] is True for probe in results["probes"]) for key in ("hit_top1", "hit_top5")]
+        found.append(("answered in the top 1 / top 5", f"{share(hits[0], answered)} / {share(hits[1], answered)}"))
+    common = results["most_common_top1"]
+    found.append(
+        (
+            "top-1 tokens",
+            f"{results['distinct_top1']} distinct; {common['prompts']} of {len(results['probes'])} prompts answer "
+            f"{common['token']!r}",
+        )
+    )
+    return found
+
+
+def report_summary(
+    manifest: str,
+    model_dir: str,
+    eval_metrics: str,
+    out: str,
+    calibration: str | None = None,
+    probes: str | None = None,
+    finetune: list[str] = (),
+) -> None:
     """The summary page; `calibration`: `snakemake calibrate`'s projection, shown against the run if the file
-    exists (it is not an input: the report never waits for a calibration)."""
+    exists (it is not an input: the report never waits for a calibration); `probes`: the fill-mask probes, if any;
+    `finetune`: each task's fine-tuning results."""
     training = read_json(str(Path(model_dir) / "training_metrics.json"), "training metrics file")
     evaluation = read_json(eval_metrics, "evaluation metrics file")
     projection = read_json(calibration, "calibration") if calibration and Path(calibration).is_file() else None
+    sections = rows(read_manifest(manifest), training, evaluation, projection)
+    if probes:
+        sections["Fill-mask probes"] = probe_rows(read_json(probes, "probes file"))
+    for path in finetune:
+        results = read_json(path, "fine-tuning results file")
+        sections[f"Downstream: {results['task']}"] = task_rows(results)
     body = "".join(
         f'<tr><th colspan="2">{html.escape(section)}</th></tr>'
         + "".join(f"<tr><td>{html.escape(name)}</td><td>{html.escape(value)}</td></tr>" for name, value in entries)
-        for section, entries in rows(read_manifest(manifest), training, evaluation, projection).items()
+        for section, entries in sections.items()
     )
     page = f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{STYLE}</style></head>"
     page += f"<body><table>{body}</table></body></html>\n"

@@ -1,8 +1,6 @@
 """The extension points are tables: the schema's choices equal their keys, `auto` resolves from the rule's devices,
 each backend launches as it should, and what is not in a table is an error that names it."""
 
-import os
-
 import pytest
 import yaml
 
@@ -11,7 +9,7 @@ from snakebert.data.formats import FORMATS, read_files
 from snakebert.data.shards import EMBEDDED_CORPORA
 from snakebert.data.sources import SOURCE_TYPES, plan_source
 from snakebert.errors import DataError
-from snakebert.hub import UPLOADS, upload_patterns
+from snakebert.hub import UPLOADS, upload_plan
 from snakebert.training.backends import BACKENDS, cuda_arguments, device_count, rank, resolve_backend, world_size
 
 PROPERTIES = yaml.safe_load(SCHEMA.read_text())["properties"]
@@ -100,10 +98,23 @@ def test_cuda_arguments_turn_on_bf16_and_tf32_from_ampere_and_always_fuse_adamw(
     assert older == {"bf16": False, "tf32": False, "optim": "adamw_torch_fused", "torch_compile": False}
 
 
-def test_hub_uploads_send_exactly_the_listed_outputs(tmp_path, monkeypatch):
+def test_hub_uploads_send_exactly_the_listed_outputs_and_each_card_as_the_readme(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    os.makedirs("results/tokenizer")
-    assert upload_patterns(UPLOADS["tokenizer"], ["results/tokenizer"]) == ["*"]
-    files = ["results/dataset/manifest.json", "results/blocks/a/shard-00000.arrow"]
-    assert upload_patterns(UPLOADS["dataset"], files) == ["dataset/manifest.json", "blocks/a/shard-00000.arrow"]
+    for path in ("tokenizer/tokenizer.json", "model/config.json", "model/README.md", "eval/metrics.json",
+                 "dataset/manifest.json", "blocks/a/shard-00000.arrow", "cards/model/README.md",
+                 "cards/dataset/README.md"):  # fmt: skip
+        (tmp_path / "results" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "results" / path).touch()
+    tokenizer = upload_plan(UPLOADS["tokenizer"], ["results/tokenizer"])
+    assert tokenizer == {"tokenizer.json": "results/tokenizer/tokenizer.json"}
+    files = ["results/dataset/manifest.json", "results/blocks/a/shard-00000.arrow", "results/cards/dataset/README.md"]
+    assert upload_plan(UPLOADS["dataset"], files) == {
+        "README.md": "results/cards/dataset/README.md",
+        "blocks/a/shard-00000.arrow": "results/blocks/a/shard-00000.arrow",
+        "dataset/manifest.json": "results/dataset/manifest.json",
+    }
+    assert upload_plan(UPLOADS["model"], ["results/model", "results/cards/model/README.md"]) == {
+        "README.md": "results/cards/model/README.md",
+        "config.json": "results/model/config.json",
+    }
     assert {upload.setting for upload in UPLOADS.values()} <= set(PROPERTIES["hub"]["properties"])

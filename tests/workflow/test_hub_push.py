@@ -23,9 +23,13 @@ def test_push_needs_repositories(workdir):
     )
 
 
-def test_push_waits_for_the_parts_it_publishes(workdir):
+def test_push_waits_for_the_parts_it_publishes_and_their_cards(workdir):
     config = training_config(workdir, hub={"push": True, "model_repo": "someone/sotu-bert"})
-    assert planned_jobs(workdir, config, "results/hub/pushed.json")["pretrain"] == 1
+    jobs = planned_jobs(workdir, config, "results/hub/pushed.json")
+    assert jobs["pretrain"] == jobs["model_card"] == 1 and "dataset_card" not in jobs
+    config = training_config(workdir, hub={"push": True, "dataset_repo": "someone/sotu-blocks"})
+    jobs = planned_jobs(workdir, config, "results/hub/pushed.json")
+    assert jobs["dataset_card"] == 1 and "pretrain" not in jobs and "model_card" not in jobs
     config = training_config(workdir, hub={"push": True, "tokenizer_repo": "someone/sotu-tokenizer"})
     assert planned_jobs(workdir, config, "results/hub/pushed.json") == {
         "find_duplicates": 1,
@@ -46,6 +50,7 @@ def test_token_reaches_neither_commands_nor_logs_nor_outputs(workdir, monkeypatc
     log = (workdir / "logs/push_to_hub.log").read_text()
     assert "could not push the tokenizer to Hub repository 'someone/sotu-tokenizer'" in log
     assert not (workdir / "results/hub/pushed.json").exists()
+    assert all((workdir / f"results/cards/{part}/README.md").is_file() for part in ("model", "dataset"))
     written = [path for path in workdir.rglob("*") if path.is_file()]
     assert all(SECRET.encode() not in path.read_bytes() for path in written)
     assert SECRET not in plan.stdout + plan.stderr + done.stdout + done.stderr

@@ -52,8 +52,8 @@ def test_evaluation_beats_chance_and_is_repeatable(trained):
 
 def test_training_settings_rerun_no_data_rule(trained):
     changed = training_config(trained, pretrain={"learning_rate": 0.004})
-    report = {"plot_training": 1, "report_summary": 1}
-    assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1, "pretrain": 1, **report}
+    report = {"plot_training": 1, "report_summary": 1, "model_card": 1}
+    assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1, "fill_mask_probes": 1, "pretrain": 1, **report}
     changed = training_config(trained, evaluate={"seed": 7})
     assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1, **report}
 

@@ -1,0 +1,37 @@
+rule model_card:
+    input:
+        model="results/model",
+        manifest="results/dataset/manifest.json",
+        metrics="results/eval/metrics.json",
+        finetune=finetune_metrics(),
+    output:
+        "results/cards/model/README.md",
+    log:
+        "logs/model_card.log",
+    localrule: True
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("model_card.py"),
+        code=code("model_card.py"),
+        settings=config_json("pretrain"),
+    shell:
+        "python {params.script} --model {input.model} --manifest {input.manifest} --eval-metrics {input.metrics}"
+        " --settings {params.settings:q} --out {output} -- {input.finetune:q} 2> {log}"
+
+
+rule dataset_card:
+    input:
+        manifest="results/dataset/manifest.json",
+    output:
+        "results/cards/dataset/README.md",
+    log:
+        "logs/dataset_card.log",
+    localrule: True
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("dataset_card.py"),
+        code=code("dataset_card.py"),
+    shell:
+        "python {params.script} --manifest {input.manifest} --out {output} 2> {log}"

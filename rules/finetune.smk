@@ -1,0 +1,89 @@
+wildcard_constraints:
+    task=r"[A-Za-z0-9][A-Za-z0-9_-]*",
+    model=r"[A-Za-z0-9][A-Za-z0-9_-]*",
+    seed=r"\d+",
+
+
+rule prepare_task:
+    input:
+        task_files,
+    output:
+        directory("results/finetune/{task}/data"),
+    log:
+        "logs/finetune/{task}/prepare_task.log",
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("prepare_task.py"),
+        code=code("prepare_task.py"),
+        task=task_json,
+    shell:
+        "python {params.script} --task {params.task:q} --out {output} 2> {log}"
+
+
+rule finetune:
+    input:
+        data="results/finetune/{task}/data",
+        model=finetune_model_inputs,
+    output:
+        "results/finetune/{task}/runs/{model}/seed-{seed}.json",
+    log:
+        "logs/finetune/{task}/{model}/seed-{seed}.log",
+    benchmark:
+        "benchmarks/finetune/{task}/{model}/seed-{seed}.tsv"
+    conda:
+        "../envs/pipeline.yaml"
+    threads: 1
+    resources:
+        **DEVICE_RESOURCES,
+    params:
+        script=script("finetune.py"),
+        code=code("finetune.py"),
+        kind=finetune_model_kind,
+        source=finetune_model_source,
+        recipe=recipe_json,
+        eval_batch_size=config["finetune"]["eval_batch_size"],
+        backend=finetune_backend,
+        checkpoints="checkpoints/finetune/{task}/{model}/seed-{seed}",
+        gaudi_config=GAUDI_CONFIG,
+    shell:
+        "python {params.script} --task {input.data} --name {wildcards.model} --kind {params.kind}"
+        " --model {params.source:q} --seed {wildcards.seed} --recipe {params.recipe:q}"
+        " --eval-batch-size {params.eval_batch_size} --backend {params.backend} --checkpoints {params.checkpoints}"
+        " --gaudi-config {params.gaudi_config:q} --threads {threads} --out {output} > {log} 2>&1"
+
+
+rule finetune_baselines:
+    input:
+        "results/finetune/{task}/data",
+    output:
+        "results/finetune/{task}/baselines.json",
+    log:
+        "logs/finetune/{task}/finetune_baselines.log",
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("finetune_baselines.py"),
+        code=code("finetune_baselines.py"),
+    shell:
+        "python {params.script} --task {input} --out {output} 2> {log}"
+
+
+rule summarize_finetune:
+    input:
+        data="results/finetune/{task}/data",
+        runs=finetune_runs,
+        baselines="results/finetune/{task}/baselines.json",
+    output:
+        "results/finetune/{task}/metrics.json",
+    log:
+        "logs/finetune/{task}/summarize_finetune.log",
+    localrule: True
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("summarize_finetune.py"),
+        code=code("summarize_finetune.py"),
+    shell:
+        "python {params.script} --task {input.data}/task.json --baselines {input.baselines}"
+        " --out {output} {input.runs:q} 2> {log}"

@@ -1,0 +1,28 @@
+"""fill_mask_probes: the pretrained model's top 5 for each prompt of `evaluate.probes`, scored against its answers."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
+
+from snakebert.atomic import write_json
+from snakebert.errors import run_cli
+from snakebert.training.probes import fill_mask_probes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--probes", required=True, help="`evaluate.probes`, as JSON")
+    parser.add_argument("--threads", type=int, default=0, help="CPU threads for torch (0: torch's default)")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    results = fill_mask_probes(args.model, json.loads(args.probes), args.threads)
+    write_json(args.out, results)
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,24 @@
+"""finetune: one fine-tuning run of one model with one seed on a prepared task; the best epoch on validation, scored."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
+
+from snakebert.errors import run_cli
+from snakebert.finetune.job import ARGUMENTS, job_from
+from snakebert.finetune.train import finetune
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    for flag, options in ARGUMENTS.items():
+        parser.add_argument(flag, **options)
+    args = parser.parse_args()
+    print(json.dumps(finetune(job_from(args), args.out)))
+
+
+if __name__ == "__main__":
+    run_cli(main)

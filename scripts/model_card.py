@@ -1,0 +1,27 @@
+"""model_card: the model's Hub card (README.md): data, tokenizer, dimensions, training, MLM and downstream results."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
+
+from snakebert.cards.model import write_model_card
+from snakebert.errors import run_cli
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", required=True, help="the pretrained model's folder")
+    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--eval-metrics", required=True)
+    parser.add_argument("--settings", required=True, help="the `pretrain` config, as JSON")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("finetune", nargs="*", help="the downstream tasks' metrics files")
+    args = parser.parse_args()
+    write_model_card(args.model, args.manifest, args.eval_metrics, json.loads(args.settings), args.finetune, args.out)
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,26 @@
+"""summarize_finetune: a task's fine-tuning runs and baselines in one file, with the seed spread and what
+pretraining bought."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
+
+from snakebert.errors import run_cli
+from snakebert.finetune.summary import summarize_task
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--task", required=True, help="the task's task.json")
+    parser.add_argument("--baselines", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("runs", nargs="+", help="the fine-tuning results")
+    args = parser.parse_args()
+    print(json.dumps(summarize_task(args.task, args.runs, args.baselines, args.out)["pretraining_gain"]))
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,132 @@
+"""The data set card (results/cards/dataset/README.md): the manifest's counts, split and provenance (in the card's
+metadata too, under `snakebert`), its block files, and how to read them."""
+
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from ..data.manifest import read_manifest
+from . import bullets, card_text, corpus_sources, markdown_table, section, write_card
+
+SIZE_CATEGORIES = ("n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M", "10M<n<100M", "100M<n<1B", "1B<n<10B",
+                   "10B<n<100B", "100B<n<1T", "n>1T")  # fmt: skip
+MANIFEST = (
+    "`dataset/manifest.json` describes the data set: the block format, each shard's counts and SHA-256, the "
+    "validation split (per shard, the blocks from `start` to `stop`) and the shuffle seed. The block files, relative "
+    "to it:"
+)
+USAGE = """```python
+import json
+import os
+
+from datasets import Dataset, concatenate_datasets
+
+manifest_path = "dataset/manifest.json"  # in this repository's files, or the workflow's results/
+with open(manifest_path) as file:
+    manifest = json.load(file)
+folder = os.path.dirname(manifest_path)
+shards = [Dataset.from_file(os.path.join(folder, shard["path"])) for shard in manifest["shards"]]
+blocks = concatenate_datasets(shards)
+validation = concatenate_datasets(
+    [shards[run["shard"]].select(range(run["start"], run["stop"])) for run in manifest["split"]["validation"]]
+)
+print(blocks, validation)
+```"""
+
+
+def size_category(examples: int) -> str:
+    """The Hub's size category of a data set of `examples` rows."""
+    return SIZE_CATEGORIES[min(max(len(str(examples)) - 3, 0), len(SIZE_CATEGORIES) - 1)]
+
+
+def dataset_counts(manifest: dict) -> dict:
+    """What the card's metadata records of the manifest."""
+    totals, split = manifest["totals"], manifest["split"]
+    return {
+        "shards": len(manifest["shards"]),
+        "documents": totals["docs"],
+        "tokens": totals["tokens"],
+        "dropped_tokens": totals["dropped_tokens"],
+        "blocks": totals["blocks"],
+        "block_size": manifest["block_size"],
+        "dtype": manifest["dtype"],
+        "column": manifest["column"],
+        "vocab_size": manifest["vocab_size"],
+        "validation_fraction": split["validation_fraction"],
+        "validation_blocks": split["validation_blocks"],
+        "train_blocks": split["train_blocks"],
+        "shuffle_seed": manifest["shuffle_seed"],
+        "provenance": manifest["provenance"],
+    }
+
+
+def made_with(provenance: dict) -> str:
+    libraries = ", ".join(f"{name} {found or '-'}" for name, found in provenance["libraries"].items())
+    commit = provenance["commit"]
+    if commit is None:
+        code = "outside a git checkout"
+    else:
+        code = f"commit {commit['id']}{' (modified)' if commit['modified'] else ''}"
+    return f"{libraries}; snakebert {code}; data config digest {provenance['config_digest']}"
+
+
+def description(counts: dict, sources: list[str]) -> str:
+    return (
+        f"Token blocks for pretraining a BERT with masked language modelling, made by snakebert from "
+        f"{', '.join(sources)}. Every document is tokenized whole by a WordPiece tokenizer of {counts['vocab_size']:,} "
+        f"tokens (`[CLS] ... [SEP]`, never truncated); the documents of a shard are concatenated in corpus order and "
+        f"cut into blocks of {counts['block_size']} tokens, and each shard's last partial block is dropped."
+    )
+
+
+def contents(counts: dict) -> dict[str, str]:
+    return {
+        "shards": f"{counts['shards']:,}",
+        "documents": f"{counts['documents']:,}",
+        "tokens": f"{counts['tokens']:,} ({counts['dropped_tokens']:,} dropped with the shards' last partial blocks)",
+        "blocks": f"{counts['blocks']:,} of {counts['block_size']} `{counts['dtype']}` token ids, column "
+        f"`{counts['column']}`",
+        "validation split": f"{counts['validation_blocks']:,} blocks ({counts['validation_fraction'] * 100:g}% of each "
+        f"shard's, in one run at a seeded offset); {counts['train_blocks']:,} for training",
+        "shuffle seed": f"{counts['shuffle_seed']} (training permutes the block indices at load time; the files stay "
+        "in corpus order)",
+        "made with": made_with(counts["provenance"]),
+    }
+
+
+def shard_table(manifest: dict) -> str:
+    return markdown_table(
+        ["file", "source", "documents", "tokens", "blocks", "SHA-256"],
+        [
+            [f"`{shard['path']}`", shard["source"], f"{shard['docs']:,}", f"{shard['tokens']:,}",
+             f"{shard['blocks']:,}", f"`{shard['sha256']}`"]
+            for shard in manifest["shards"]
+        ],
+    )  # fmt: skip
+
+
+def dataset_card(manifest: dict) -> DatasetCard:
+    """The card of the data set `manifest` describes."""
+    sources, counts = corpus_sources(manifest), dataset_counts(manifest)
+    metadata = DatasetCardData(
+        pretty_name=f"snakebert blocks of {', '.join(sources)}",
+        task_categories=["fill-mask"],
+        task_ids=["masked-language-modeling"],
+        size_categories=[size_category(counts["blocks"])],
+        tags=["snakebert", "pretraining", "tokenized"],
+        snakebert=counts,
+    )
+    reading = (
+        f"Each block file is an Arrow IPC stream with one column, `{counts['column']}`: "
+        f"`fixed_size_list<{counts['dtype']}>[{counts['block_size']}]`. Blocks are full, so the attention mask is all "
+        "ones and the token type ids all zeros; neither is stored. With `datasets`, from this repository's folder:"
+    )
+    sections = [
+        f"# {metadata.pretty_name}\n\n{description(counts, sources)}",
+        section("Contents", bullets(contents(counts))),
+        section("Files", MANIFEST, shard_table(manifest)),
+        section("How to read the blocks", reading, USAGE),
+    ]
+    return DatasetCard(card_text(metadata, sections))
+
+
+def write_dataset_card(manifest: str, out: str) -> None:
+    write_card(dataset_card(read_manifest(manifest)), out)

@@ -1,0 +1,183 @@
+"""The model card (results/cards/model/README.md): what the model is, its data, training and results, and how to load
+it. Its `model-index`, which the Hub shows, holds the held-out MLM results and, per downstream task and metric, the
+pretrained model's median over seeds."""
+
+from pathlib import Path
+
+from huggingface_hub import EvalResult, ModelCard, ModelCardData
+
+from ..data.manifest import read_manifest
+from ..json_files import read_json
+from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
+
+MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)
+    "mlm_loss": ("loss", "MLM loss"),
+    "perplexity": ("perplexity", "perplexity"),
+    "masked_token_accuracy": ("accuracy", "masked-token accuracy"),
+}
+DOWNSTREAM_TASK_TYPE = "text-classification"  # the Hub's task for labelling or scoring a text (classes or a value)
+PACKING = (
+    "Every document is tokenized whole (`[CLS] ... [SEP]`, never truncated); the documents of a shard are concatenated "
+    "in corpus order and cut into blocks, and each shard's last partial block is dropped."
+)
+DOWNSTREAM = (
+    "The model fine-tuned on each task, beside the same architecture from random initialisation, reference models "
+    "and non-neural baselines: the median over seeds, with the min-max in brackets."
+)
+USAGE = """```python
+from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
+
+folder = "."  # this repository's files (huggingface_hub.snapshot_download), or the workflow's results/model
+tokenizer = AutoTokenizer.from_pretrained(folder)
+model = AutoModelForMaskedLM.from_pretrained(folder)
+fill_mask = pipeline("fill-mask", model=model, tokenizer=tokenizer)
+print(fill_mask(f"the {tokenizer.mask_token} of the year."))
+```"""
+
+
+def mlm_results(evaluation: dict, sources: list[str]) -> list[EvalResult]:
+    """The held-out MLM results, as the Hub's fill-mask task on the validation blocks."""
+    return [
+        EvalResult(
+            task_type="fill-mask",
+            task_name="Masked Language Modeling",
+            dataset_type="-".join(sources),
+            dataset_name=f"held-out blocks of {', '.join(sources)}",
+            dataset_split="validation",
+            metric_type=metric,
+            metric_name=name,
+            metric_value=evaluation[key],
+        )
+        for key, (metric, name) in MLM_METRICS.items()
+    ]
+
+
+def downstream_results(task: dict) -> list[EvalResult]:
+    """The pretrained model's median over seeds of each metric of `task` (a fine-tuning metrics file)."""
+    summary = next(model["summary"] for model in task["models"].values() if model["kind"] == "pretrained")
+    return [
+        EvalResult(
+            task_type=DOWNSTREAM_TASK_TYPE,
+            task_name=task["task"],
+            dataset_type=task["task"],
+            dataset_name=task["description"],
+            dataset_split=task["reported_split"],
+            metric_type=metric,
+            metric_name=f"{metric} (median of {len(task['seeds'])} seeds)",
+            metric_value=summary[metric]["median"],
+        )
+        for metric in task["metrics"]
+    ]
+
+
+def spread(summary: dict) -> str:
+    """A median with its min-max over seeds (the median alone where they agree)."""
+    median, low, high = summary["median"], summary["min"], summary["max"]
+    return f"{median:.3f}" if low == high else f"{median:.3f} ({low:.3f}–{high:.3f})"
+
+
+def description(config: dict, lowercase: bool, sources: list[str]) -> str:
+    return (
+        f"A BERT masked language model (`BertForMaskedLM`) pretrained from scratch by snakebert on "
+        f"{', '.join(sources)}: {plural(config['num_hidden_layers'], 'layer')} of width {config['hidden_size']}, "
+        f"{plural(config['num_attention_heads'], 'attention head')}, feed-forward size {config['intermediate_size']}, "
+        f"at most {config['max_position_embeddings']} positions, and a WordPiece vocabulary of "
+        f"{config['vocab_size']:,} tokens ({'lowercased' if lowercase else 'cased'} text)."
+    )
+
+
+def data_facts(manifest: dict, sources: list[str]) -> dict[str, str]:
+    totals, split = manifest["totals"], manifest["split"]
+    return {
+        "sources": f"{', '.join(sources)} ({plural(len(manifest['shards']), 'shard')})",
+        "documents": f"{totals['docs']:,}",
+        "tokens": f"{totals['tokens']:,} ({totals['kept_token_fraction']:.2%} of them in blocks)",
+        "blocks": f"{totals['blocks']:,} of {manifest['block_size']} tokens: {split['train_blocks']:,} for training, "
+        f"{split['validation_blocks']:,} held out",
+    }
+
+
+def training_facts(training: dict, settings: dict, evaluation: dict, block_size: int) -> dict[str, str]:
+    steps, batch = training["steps"], training["global_batch_size"]
+    return {
+        "steps": f"{steps:,} of {batch} blocks ({steps * batch * block_size:,} tokens)",
+        "backend": f"{training['backend']}, world size {training['world_size']}",
+        "learning rate": f"{settings['learning_rate']:g}, {settings['warmup_steps']:,} warmup steps, weight decay "
+        f"{settings['weight_decay']:g}",
+        "masking": f"{settings['mlm_probability']:.0%} of each block's tokens, {evaluation['predictions_per_block']} "
+        "positions per block, 80% of them replaced by `[MASK]`, 10% by a random token",
+    }
+
+
+def mlm_facts(evaluation: dict) -> dict[str, str]:
+    return {
+        "held-out blocks": f"{evaluation['validation_blocks']:,}, masked as in training "
+        f"({evaluation['masked_tokens']:,} masked tokens, a fixed seed)",
+        "MLM loss": f"{evaluation['mlm_loss']:.3f} (perplexity {evaluation['perplexity']:,.1f})",
+        "masked-token accuracy": f"{evaluation['masked_token_accuracy']:.2%} (chance "
+        f"{evaluation['chance_accuracy']:.4%}, always the most frequent token "
+        f"{evaluation['most_frequent_token_accuracy']:.2%})",
+    }
+
+
+def task_text(task: dict) -> str:
+    """One downstream task: each model's median and min-max over seeds of each metric, and the pretraining gain."""
+    split, gain = task["reported_split"], task["pretraining_gain"]
+    about = (
+        f"{task['description']} ({task['problem']}; {split} split of {task['splits'][split]['examples']:,} examples; "
+        f"seeds {', '.join(str(seed) for seed in task['seeds'])})"
+    )
+    rows = [
+        [f"{name} ({model['model']})" if model["kind"] == "reference" else name, model["kind"].replace("_", " ")]
+        + [spread(model["summary"][metric]) for metric in task["metrics"]]
+        for name, model in task["models"].items()
+    ]
+    table = markdown_table(["model", "kind", *task["metrics"]], rows)
+    gain_text = (
+        f"Pretraining gain in {gain['metric']} (pretrained minus random init, seed by seed): {gain['median']:+.3f} "
+        f"({gain['min']:+.3f} to {gain['max']:+.3f})."
+    )
+    return "\n\n".join([f"### {task['task']}", about, table, gain_text])
+
+
+def model_card(
+    manifest: dict, config: dict, lowercase: bool, training: dict, settings: dict, evaluation: dict, tasks: list[dict]
+) -> ModelCard:
+    """The card of a model (`config`: its config.json; `settings`: the `pretrain` config) trained on `manifest`'s data
+    set, with its held-out MLM `evaluation` and its downstream `tasks` (fine-tuning metrics files)."""
+    sources = corpus_sources(manifest)
+    name = f"snakebert-{'-'.join(sources)}"
+    metadata = ModelCardData(
+        library_name="transformers",
+        pipeline_tag="fill-mask",
+        tags=["bert", "fill-mask", "snakebert"],
+        model_name=name,
+        eval_results=mlm_results(evaluation, sources) + [found for task in tasks for found in downstream_results(task)],
+    )
+    downstream = [DOWNSTREAM, *map(task_text, tasks)] if tasks else ["No downstream task was run."]
+    sections = [
+        f"# {name}\n\n{description(config, lowercase, sources)}",
+        section("Training data", bullets(data_facts(manifest, sources)), PACKING),
+        section("Training", bullets(training_facts(training, settings, evaluation, manifest["block_size"]))),
+        section("Evaluation: masked language modelling", bullets(mlm_facts(evaluation))),
+        section("Evaluation: downstream tasks", *downstream),
+        section("How to use it (offline)", "With `HF_HUB_OFFLINE=1`, from a folder of this model's files:", USAGE),
+    ]
+    return ModelCard(card_text(metadata, sections))
+
+
+def write_model_card(
+    model_dir: str, manifest: str, eval_metrics: str, settings: dict, finetune: list[str], out: str
+) -> None:
+    """The card of the model in `model_dir` (its config, tokenizer and training metrics), written to `out`."""
+    folder = Path(model_dir)
+    card = model_card(
+        read_manifest(manifest),
+        read_json(str(folder / "config.json"), "model config"),
+        read_json(str(folder / "tokenizer_config.json"), "tokenizer config")["do_lower_case"],
+        read_json(str(folder / "training_metrics.json"), "training metrics file"),
+        settings,
+        read_json(eval_metrics, "evaluation metrics file"),
+        [read_json(path, "fine-tuning metrics file") for path in finetune],
+    )
+    write_card(card, out)

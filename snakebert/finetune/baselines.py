@@ -1,0 +1,77 @@
+"""The baselines that need no BERT, fitted on train and scored like the fine-tuned models: the majority class (the
+mean, for a number), and TF-IDF features with logistic regression (ridge, for a number) from scikit-learn, its
+regularisation chosen on validation. A sentence pair is the two texts' features side by side."""
+
+import numpy as np
+import pyarrow as pa
+from scipy.sparse import hstack
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression, Ridge
+
+from ..atomic import write_json
+from .examples import LABEL, PAIR, TEXT
+from .metrics import scores
+from .prepare import read_task_dir
+
+STRENGTHS = (0.1, 1.0, 10.0, 100.0)  # logistic regression's C; ridge's alpha is its inverse
+
+
+def _texts(table: pa.Table) -> list[list[str]]:
+    return [table.column(name).to_pylist() for name in (TEXT, PAIR) if name in table.column_names]
+
+
+def _features(vectorizer: TfidfVectorizer, table: pa.Table):
+    return hstack([vectorizer.transform(texts) for texts in _texts(table)]).tocsr()
+
+
+def majority(splits: dict[str, pa.Table], task: dict) -> dict[str, dict]:
+    """The most frequent train class (the first of the tied ones), or the train mean, for every example."""
+    train = splits["train"].column(LABEL).to_numpy()
+    if task["labels"] is None:
+        constant = float(train.mean())
+    else:
+        constant = int(np.bincount(train, minlength=len(task["labels"])).argmax())
+    return {split: _scored(task, table, np.full(len(table), constant)) for split, table in _held_out(splits)}
+
+
+def _held_out(splits: dict[str, pa.Table]) -> list[tuple[str, pa.Table]]:
+    return [(split, table) for split, table in splits.items() if split != "train"]
+
+
+def _scored(task: dict, table: pa.Table, predicted: np.ndarray) -> dict:
+    classes = len(task["labels"]) if task["labels"] else 0
+    return scores(task["metrics"], table.column(LABEL).to_numpy(), predicted, classes)
+
+
+def _model(task: dict, strength: float):
+    if task["labels"] is None:
+        return Ridge(alpha=1.0 / strength)
+    return LogisticRegression(C=strength, max_iter=2000)
+
+
+def tfidf(splits: dict[str, pa.Table], task: dict) -> dict:
+    """TF-IDF (words and word pairs, sublinear counts) with the regularisation strength whose validation score on
+    the task's main metric is best (the first, on ties)."""
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, max_features=200_000)
+    vectorizer.fit([text for texts in _texts(splits["train"]) for text in texts])
+    features = {split: _features(vectorizer, table) for split, table in splits.items()}
+    labels = splits["train"].column(LABEL).to_numpy()
+    best = None
+    for strength in STRENGTHS:
+        model = _model(task, strength).fit(features["train"], labels)
+        found = {split: _scored(task, table, model.predict(features[split])) for split, table in _held_out(splits)}
+        main = found["validation"][task["main_metric"]]
+        if best is None or (main is not None and (best[0] is None or main > best[0])):
+            best = (main, strength, found)
+    return {**best[2], "strength": best[1]}
+
+
+BASELINES = {"majority": majority, "tfidf": tfidf}
+
+
+def run_baselines(task_dir: str, out: str) -> dict:
+    """Every baseline on the prepared task in `task_dir`, written to `out`."""
+    task, splits = read_task_dir(task_dir)
+    found = {name: baseline(splits, task) for name, baseline in BASELINES.items()}
+    write_json(out, found)
+    return found

@@ -1,0 +1,57 @@
+"""What one fine-tuning run is given: a prepared task, a model to start from (the pretrained one, the same
+architecture from random initialisation, or a reference model), a seed and the recipe."""
+
+import json
+from dataclasses import dataclass
+
+from ..training.backends import BACKENDS, GAUDI_CONFIG
+
+KINDS = ("pretrained", "random_init", "reference")
+
+
+@dataclass(frozen=True)
+class FinetuneJob:
+    task_dir: str  # prepare_task's folder
+    name: str  # the model's name in the results: pretrained, random or a `finetune.compare` name
+    kind: str  # one of KINDS
+    model: str  # a model folder or a Hub id (random_init: the folder whose architecture and tokenizer are used)
+    seed: int
+    recipe: dict  # `finetune.recipe` with the task's own `recipe` over it
+    eval_batch_size: int
+    backend: str  # a concrete backend, resolved by the workflow
+    checkpoints: str  # outside the rule's outputs
+    threads: int = 0
+    gaudi_config: str = str(GAUDI_CONFIG)
+    on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
+
+
+ARGUMENTS = {
+    "--task": {"required": True, "help": "prepare_task's folder"},
+    "--name": {"required": True},
+    "--kind": {"choices": KINDS, "required": True},
+    "--model": {"required": True, "help": "a model folder or a Hub id"},
+    "--seed": {"type": int, "required": True},
+    "--recipe": {"required": True, "help": "the fine-tuning recipe, as JSON"},
+    "--eval-batch-size": {"type": int, "required": True},
+    "--backend": {"choices": list(BACKENDS), "required": True, "help": "resolved by the workflow"},
+    "--checkpoints": {"required": True, "help": "checkpoint folder, outside the rule's outputs"},
+    "--threads": {"type": int, "default": 0, "help": "CPU threads for torch (0: torch's default)"},
+    "--gaudi-config": {"default": str(GAUDI_CONFIG), "help": "the GaudiConfig JSON file"},
+    "--out": {"required": True},
+}
+
+
+def job_from(args) -> FinetuneJob:
+    return FinetuneJob(
+        task_dir=args.task,
+        name=args.name,
+        kind=args.kind,
+        model=args.model,
+        seed=args.seed,
+        recipe=json.loads(args.recipe),
+        eval_batch_size=args.eval_batch_size,
+        backend=args.backend,
+        checkpoints=args.checkpoints,
+        threads=args.threads,
+        gaudi_config=args.gaudi_config,
+    )

@@ -1,0 +1,66 @@
+"""Splits carved out of train where a task gives none: by group (a speech, a document: no group on both sides),
+with each class's groups in proportion, drawn from the seed alone. Then the checks every task's splits pass."""
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import DataError
+from .examples import GROUP, LABEL
+
+
+def _group_strata(table: pa.Table, classes: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's group number (in order of first appearance), and each group's stratum: its first row's label for
+    classes, one stratum for numbers."""
+    groups = table.column(GROUP).to_numpy(zero_copy_only=False)
+    _, first, numbers = np.unique(groups, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    labels = table.column(LABEL).to_numpy(zero_copy_only=False)
+    strata = labels[first[order]] if classes else np.zeros(len(order), dtype=int)
+    return rank[numbers], strata
+
+
+def carve(table: pa.Table, fractions: dict[str, float], seed: int, classes: bool) -> dict[str, pa.Table]:
+    """`table` cut into the splits of `fractions` ({split: share of each stratum's groups}) and `train`, the rest."""
+    group_of_row, strata = _group_strata(table, classes)
+    side = np.full(len(strata), "train", dtype=object)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(strata))
+    for stratum in sorted(set(strata.tolist())):
+        chosen = order[strata[order] == stratum]
+        start = 0
+        for split, fraction in fractions.items():
+            count = round(fraction * len(chosen))
+            side[chosen[start : start + count]] = split
+            start += count
+    row_side = side[group_of_row]
+    return {split: table.filter(pa.array(row_side == split)) for split in ["train", *fractions]}
+
+
+def label_names(train: pa.Table, declared: list[str] | None) -> list[str]:
+    """The classes: as the data declares them, else those of train, in numeric order if they are all integers."""
+    if declared:
+        return declared
+    found = pc.unique(train.column(LABEL)).to_pylist()
+    if all(value.lstrip("-").isdigit() for value in found):
+        return sorted(found, key=int)
+    return sorted(found)
+
+
+def check_splits(name: str, splits: dict[str, pa.Table], names: list[str] | None) -> None:
+    """Every split holds examples; with classes, train holds at least two and no other split holds a class that
+    train never has."""
+    for split, table in splits.items():
+        if len(table) == 0:
+            raise DataError(f"finetune task {name!r}: the {split} split holds no example")
+    if names is None:
+        return
+    trained = set(pc.unique(splits["train"].column(LABEL)).to_pylist())
+    if len(trained) < 2:
+        raise DataError(f"finetune task {name!r}: train holds one class only ({', '.join(trained)})")
+    for split, table in splits.items():
+        unseen = sorted(set(pc.unique(table.column(LABEL)).to_pylist()) - trained)
+        if unseen:
+            raise DataError(f"finetune task {name!r}: label {unseen[0]!r} is in the {split} split but never in train")

@@ -1,0 +1,59 @@
+"""The task types, one table: how each reads its labelled examples (train, and validation and test where it has
+them). Adding a task type is an entry in TASK_TYPES, its reader, its branch in the schema's `finetune.tasks` and
+the tests (tests/unit/test_tables.py checks that the schema's enum equals the keys)."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from .embedded import EMBEDDED_TASKS
+from .examples import GROUP, LABEL, PAIR, TEXT, read_examples
+from .hub_task import hub_split, resolved
+from .metrics import DEFAULT_METRICS
+
+SPLITS = ("train", "validation", "test")
+
+
+@dataclass
+class TaskSource:
+    description: str
+    problem: str  # classification | regression
+    metrics: list[str]  # the first chooses the best epoch
+    label_names: list[str] | None  # the classes as the data declares them (None: found in train)
+    splits: dict[str, pa.Table | None]  # train, and validation and test where the task gives them
+
+
+def _embedded(task: dict) -> TaskSource:
+    read, description = EMBEDDED_TASKS[task["task"]]
+    splits = {"train": read(task), "validation": None, "test": None}
+    return TaskSource(description, "classification", DEFAULT_METRICS["classification"], None, splits)
+
+
+def _files(task: dict) -> TaskSource:
+    problem = task["problem"] or "classification"
+    columns = {TEXT: task["text_column"], PAIR: task["text_pair_column"], LABEL: task["label_column"],
+               GROUP: task["group_column"]}  # fmt: skip
+    splits = {
+        split: read_examples(task[split], task["format"], columns, problem) if task[split] else None for split in SPLITS
+    }
+    description = f"{task['label_column']} of {task['train']}"
+    return TaskSource(description, problem, task["metrics"] or DEFAULT_METRICS[problem], None, splits)
+
+
+def _hub(task: dict) -> TaskSource:
+    task = resolved(task)
+    splits, names = {}, None
+    for split in SPLITS:
+        name = task[f"{split}_split"]
+        splits[split], found = hub_split(task, name) if name else (None, None)
+        names = names or found
+    description = task["preset"] or f"{task['label_column']} of {task['path']}"
+    return TaskSource(description, task["problem"], task["metrics"] or DEFAULT_METRICS[task["problem"]], names, splits)
+
+
+TASK_TYPES: dict[str, Callable[[dict], TaskSource]] = {"embedded": _embedded, "files": _files, "hub": _hub}
+
+
+def read_task(task: dict) -> TaskSource:
+    return TASK_TYPES[task["type"]](task)

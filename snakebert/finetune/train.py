@@ -1,0 +1,188 @@
+"""One fine-tuning run: a sequence classifier (or regressor) from the job's starting point, trained on the task's
+train split through the backend table's trainer (Trainer on CPU and CUDA, GaudiTrainer on one HPU), evaluated each
+epoch on validation, the best epoch kept and scored on validation and test. Checkpoints live outside the rule's
+outputs, one folder per fingerprint of what shapes the result, so a killed run resumes; the folder is removed once
+the result is written."""
+
+import hashlib
+import json
+import math
+import shutil
+from pathlib import Path
+
+import torch
+from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer, set_seed
+from transformers.utils.logging import disable_progress_bar
+
+from ..atomic import write_json
+from ..checksum import sha256
+from ..errors import DataError
+from ..pretrained import load_named
+from ..training.backends import BACKENDS
+from ..training.checkpoints import resume_point, run_directory
+from ..training.trainers import EpochOrder
+from .encoded import EncodedSplit
+from .job import FinetuneJob
+from .metrics import scores
+from .prepare import read_task_dir
+
+# The backend table's trainer functions read these pretraining settings: fine-tuning runs are short, so nothing is
+# compiled for CUDA and no step is left out of Gaudi's throughput.
+BACKEND_SETTINGS = {"torch_compile": False, "throughput_warmup_steps": 0}
+UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chosen: the worst a correlation can be
+
+
+def load_tokenizer(job: FinetuneJob):
+    tokenizer = load_named(AutoTokenizer.from_pretrained, job.model, f"finetune model {job.name!r}")
+    missing = [role for role in ("cls_token", "mask_token") if getattr(tokenizer, f"{role}_id", None) is None]
+    if missing:
+        raise DataError(
+            f"finetune model {job.name!r} ({job.model}): its tokenizer has no {' or '.join(missing)}, so it is not "
+            "a BERT-style model that fine-tunes as this one does"
+        )
+    return tokenizer
+
+
+def load_model(job: FinetuneJob, task: dict):
+    """The starting point, its classifier head drawn from the job's seed."""
+    labels = task["labels"]
+    shape = {"num_labels": 1, "problem_type": "regression"}
+    if labels is not None:
+        shape = {
+            "num_labels": len(labels),
+            "problem_type": "single_label_classification",
+            "id2label": dict(enumerate(labels)),
+            "label2id": {name: index for index, name in enumerate(labels)},
+        }
+    set_seed(job.seed)
+    if job.kind == "random_init":
+        return AutoModelForSequenceClassification.from_config(AutoConfig.from_pretrained(job.model, **shape))
+    load = AutoModelForSequenceClassification.from_pretrained
+    return load_named(lambda name: load(name, **shape), job.model, f"finetune model {job.name!r}")
+
+
+def predicted(task: dict, logits) -> torch.Tensor:
+    logits = torch.as_tensor(logits)
+    return logits.reshape(-1) if task["labels"] is None else logits.argmax(-1)
+
+
+def split_scores(task: dict, split: EncodedSplit, logits) -> dict:
+    count, classes = split.count, len(task["labels"] or [])
+    return scores(task["metrics"], split.labels[:count].numpy(), predicted(task, logits)[:count].numpy(), classes)
+
+
+def model_digest(job: FinetuneJob) -> str:
+    """What the starting point is: its folder's weights and config, or the Hub id as named."""
+    folder = Path(job.model)
+    files = sorted(path for path in folder.glob("*") if path.suffix in (".safetensors", ".bin", ".json"))
+    return hashlib.sha256("".join(f"{path.name}:{sha256(str(path))}" for path in files).encode()).hexdigest()
+
+
+def fingerprint_inputs(job: FinetuneJob, task: dict) -> dict:
+    return {
+        "task": {split: counts["sha256"] for split, counts in task["splits"].items()},
+        "metrics": task["metrics"],
+        "kind": job.kind,
+        "model": job.model,
+        "weights": model_digest(job) if Path(job.model).is_dir() else None,
+        "seed": job.seed,
+        "recipe": job.recipe,
+        "backend": job.backend,
+        "gaudi_config": json.loads(Path(job.gaudi_config).read_text()) if job.backend == "hpu" else None,
+    }
+
+
+def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: int) -> dict:
+    recipe = job.recipe
+    steps_per_epoch = train_size // recipe["batch_size"]
+    if steps_per_epoch == 0:
+        raise DataError(
+            f"finetune task {task['task']!r}: train holds {train_size} examples, fewer than one batch of "
+            f"{recipe['batch_size']} (set the task's recipe.batch_size lower)"
+        )
+    return {
+        "output_dir": str(folder),
+        "num_train_epochs": recipe["epochs"],
+        "per_device_train_batch_size": recipe["batch_size"],
+        "per_device_eval_batch_size": job.eval_batch_size,
+        "learning_rate": recipe["learning_rate"],
+        "warmup_steps": math.ceil(recipe["warmup_ratio"] * steps_per_epoch * recipe["epochs"]),
+        "weight_decay": recipe["weight_decay"],
+        "lr_scheduler_type": "linear",
+        "eval_strategy": "epoch",
+        "save_strategy": "epoch",
+        "logging_strategy": "epoch",
+        "save_total_limit": 1,
+        "load_best_model_at_end": True,
+        "metric_for_best_model": task["main_metric"],
+        "greater_is_better": True,
+        "seed": job.seed,
+        "data_seed": job.seed,
+        "dataloader_drop_last": True,
+        "dataloader_num_workers": 0,
+        "remove_unused_columns": False,
+        "report_to": [],
+        "disable_tqdm": True,
+    }
+
+
+def build_trainer(job: FinetuneJob, task: dict, model, splits: dict[str, EncodedSplit], folder: Path):
+    arguments = training_arguments(job, task, folder, len(splits["train"]))
+    base, args, extra = BACKENDS[job.backend].trainer(arguments, BACKEND_SETTINGS, job.gaudi_config, job.on_device)
+    trainer_class = type(f"Task{base.__name__}", (EpochOrder, base), {})
+
+    def compute_metrics(prediction) -> dict:
+        found = split_scores(task, splits["validation"], prediction.predictions)
+        return {name: UNDEFINED_SCORE if value is None else value for name, value in found.items()}
+
+    return trainer_class(
+        model=model,
+        args=args,
+        train_dataset=splits["train"],
+        eval_dataset=splits["validation"],
+        compute_metrics=compute_metrics,
+        **extra,
+    )
+
+
+def best_epoch(trainer, steps_per_epoch: int) -> float:
+    return int(trainer.state.best_model_checkpoint.rsplit("-", 1)[1]) / steps_per_epoch
+
+
+def finetune(job: FinetuneJob, out: str) -> dict:
+    """Fine-tune, keep the best epoch on validation, score it; write the result to `out`."""
+    disable_progress_bar()
+    if job.threads:
+        torch.set_num_threads(job.threads)
+    task, tables = read_task_dir(job.task_dir)
+    tokenizer = load_tokenizer(job)
+    regression = task["labels"] is None
+    length = job.recipe["max_length"]
+    splits = {
+        split: EncodedSplit(table, tokenizer, length, regression, 1 if split == "train" else job.eval_batch_size)
+        for split, table in tables.items()
+    }
+    model = load_model(job, task)
+    inputs = fingerprint_inputs(job, task)
+    folder = run_directory(str(Path(job.checkpoints)), inputs)
+    resume = resume_point(job.checkpoints, inputs, print)
+    trainer = build_trainer(job, task, model, splits, folder)
+    trainer.train(resume_from_checkpoint=resume)
+    steps_per_epoch = len(splits["train"]) // job.recipe["batch_size"]
+    result = {
+        "task": task["task"],
+        "model": job.name,
+        "kind": job.kind,
+        "source": job.model,
+        "seed": job.seed,
+        "epochs": job.recipe["epochs"],
+        "best_epoch": best_epoch(trainer, steps_per_epoch),
+        **{
+            split: split_scores(task, splits[split], trainer.predict(splits[split]).predictions)
+            for split in tables
+            if split != "train"
+        },  # fmt: skip
+    }
+    write_json(out, result)
+    shutil.rmtree(folder)
+    return result

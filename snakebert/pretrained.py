@@ -1,0 +1,24 @@
+"""Loading a pretrained tokenizer or model named by config: a local folder if there is one by that name, else a Hub
+id; a failure says what was tried."""
+
+from collections.abc import Callable
+from pathlib import Path
+
+from .errors import DataError
+
+
+def load_named(load: Callable[[str], object], name: str, what: str):
+    """`load(name)`, or a DataError that names `what` (the config key) and the folder, then the Hub id, tried."""
+    folder = Path(name)
+    tried = (
+        f"the folder {folder.resolve()}"
+        if folder.exists()
+        else f"a folder {folder.resolve()} (there is none), then the Hub id {name!r}"
+    )
+    try:
+        return load(name)
+    except Exception as error:  # noqa: BLE001 - a missing folder, a bad one, an unreachable Hub: the same report
+        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise DataError(
+            f"{what} {name!r} could not be loaded: tried {tried} ({type(error).__name__}: {message})"
+        ) from None

@@ -1,0 +1,237 @@
+"""The Hub cards: built with huggingface_hub from the run's files, read back by huggingface_hub with exactly their
+numbers, the same bytes from the same inputs, and a damaged input named with no card left behind."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+from helpers import REPO, TINY_TRAINING
+from huggingface_hub import DatasetCard, ModelCard
+
+from snakebert.cards.dataset import write_dataset_card
+from snakebert.cards.model import write_model_card
+from snakebert.config_defaults import schema_defaults
+
+SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
+TRAINING = {"backend": "cpu", "world_size": 1, "global_batch_size": 8, "steps": 60, "resumed_from": None,
+            "train_runtime": 3.5, "train_samples_per_second": 137.1, "train_tokens_per_second": 2193.6,
+            "initial_loss": 5.31, "final_loss": 4.87, "final_eval_loss": 4.9}  # fmt: skip
+EVALUATION = {"validation_blocks": 4, "masked_tokens": 8, "mlm_loss": 4.912345678901234, "perplexity": 135.9734911,
+              "masked_token_accuracy": 0.125, "chance_accuracy": 0.005, "most_frequent_token_accuracy": 0.0625,
+              "masking_seed": 1234, "predictions_per_block": 2}  # fmt: skip
+MODEL_CONFIG = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hidden_size": 32,
+                "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64,
+                "max_position_embeddings": 32, "vocab_size": 200}  # fmt: skip
+
+
+def summary(median: float, low: float, high: float) -> dict:
+    return {"median": median, "min": low, "max": high}
+
+
+def task_metrics(name: str, problem: str, metrics: list[str], medians: list[float]) -> dict:
+    """A fine-tuning metrics file of the format summarize_finetune writes (three seeds, every kind of model)."""
+
+    def model(kind: str, scale: float, path: str | None = "results/model") -> dict:
+        seeds = [None] if kind == "baseline" else [1, 2, 3]
+        spread = 0 if kind == "baseline" else 0.02
+        scores = {metric: median * scale for metric, median in zip(metrics, medians, strict=True)}
+        return {
+            "kind": kind,
+            **({"model": path} if path else {}),
+            "runs": [{"seed": seed, "validation": scores, "test": scores, "best_epoch": 2.0} for seed in seeds],
+            "summary": {metric: summary(value, value - spread, value + spread) for metric, value in scores.items()},
+        }
+
+    split = {"examples": 40, "groups": 7, "class_counts": None}
+    return {
+        "task": name,
+        "type": "embedded",
+        "description": f"the {name} of a passage of a speech",
+        "problem": problem,
+        "labels": ["Democratic", "Republican"] if problem == "classification" else None,
+        "main_metric": metrics[-1],
+        "metrics": metrics,
+        "reported_split": "test",
+        "splits": {"train": {**split, "examples": 120}, "validation": split, "test": split},
+        "seeds": [1, 2, 3],
+        "models": {
+            "pretrained": model("pretrained", 1.0),
+            "random": model("random_init", 0.8),
+            "bert-base": model("reference", 1.1, "bert-base-uncased"),
+            "majority": model("baseline", 0.5, None),
+        },
+        "pretraining_gain": {"metric": metrics[-1], "median": 0.07, "min": 0.03, "max": 0.1},
+    }
+
+
+TASKS = [
+    task_metrics("party", "classification", ["accuracy", "macro_f1"], [0.6123456789012345, 0.5876543210987654]),
+    task_metrics("year", "regression", ["pearson", "spearman"], [0.4321, 0.39]),
+]
+
+
+@pytest.fixture
+def run(tiny_data, tmp_path):
+    """results/ of a trained run: the tiny data set, a model folder's metadata, the evaluation, two tasks."""
+    results = tmp_path / "results"
+    shutil.copytree(tiny_data.root / "results", results)
+    model = results / "model"
+    shutil.copytree(results / "tokenizer", model)
+    for path, value in {
+        model / "config.json": MODEL_CONFIG,
+        model / "training_metrics.json": TRAINING,
+        results / "eval/metrics.json": EVALUATION,
+        **{results / f"finetune/{task['task']}/metrics.json": task for task in TASKS},
+    }.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value, indent=1) + "\n")
+    return results
+
+
+def model_card_args(results, out) -> list[str]:
+    return [str(results / "model"), str(results / "dataset/manifest.json"), str(results / "eval/metrics.json"),
+            SETTINGS, [str(results / f"finetune/{task['task']}/metrics.json") for task in TASKS], str(out)]  # fmt: skip
+
+
+def test_the_model_cards_model_index_holds_exactly_the_metrics_files_numbers(run):
+    out = run / "cards/model/README.md"
+    write_model_card(*model_card_args(run, out))
+    card = ModelCard.load(out)
+    found = [
+        (result.task_type, result.task_name, result.metric_type, result.metric_value)
+        for result in card.data.eval_results
+    ]
+    mlm = [
+        ("fill-mask", "Masked Language Modeling", metric, EVALUATION[key])
+        for key, metric in {"mlm_loss": "loss", "perplexity": "perplexity", "masked_token_accuracy": "accuracy"}.items()
+    ]
+    downstream = [
+        ("text-classification", task["task"], metric, task["models"]["pretrained"]["summary"][metric]["median"])
+        for task in TASKS
+        for metric in task["metrics"]
+    ]
+    assert found == mlm + downstream
+    assert {result.dataset_type for result in card.data.eval_results} == {"texts", "party", "year"}
+    assert {result.dataset_split for result in card.data.eval_results} == {"validation", "test"}
+    assert card.data.pipeline_tag == "fill-mask" and card.data.library_name == "transformers"
+    assert card.data.model_name == "snakebert-texts"
+
+
+def test_the_model_cards_text_says_what_was_trained_and_how_well(run):
+    out = run / "cards/model/README.md"
+    write_model_card(*model_card_args(run, out))
+    text = ModelCard.load(out).text
+    manifest = json.loads((run / "dataset/manifest.json").read_text())
+    assert "1 layer of width 32, 2 attention heads, feed-forward size 64" in text
+    assert "vocabulary of 200 tokens (lowercased text)" in text
+    assert f"- **documents:** {manifest['totals']['docs']}" in text
+    assert (
+        f"{manifest['split']['train_blocks']} for training, {manifest['split']['validation_blocks']} held out" in text
+    )
+    assert "- **steps:** 60 of 8 blocks (7,680 tokens)" in text and "- **backend:** cpu, world size 1" in text
+    assert f"- **learning rate:** {SETTINGS['learning_rate']:g}, {SETTINGS['warmup_steps']} warmup steps" in text
+    assert "15% of each block's tokens, 2 positions per block" in text
+    assert "- **MLM loss:** 4.912 (perplexity 136.0)" in text and "12.50%" in text
+    assert "| model | kind | accuracy | macro_f1 |" in text
+    assert "| pretrained | pretrained | 0.612 (0.592–0.632) | 0.588 (0.568–0.608) |" in text
+    assert "| random | random init | 0.490 (0.470–0.510) |" in text
+    assert "| bert-base (bert-base-uncased) | reference | 0.674 (0.654–0.694) |" in text
+    assert "| majority | baseline | 0.306 | 0.294 |" in text
+    assert "the party of a passage of a speech (classification; test split of 40 examples; seeds 1, 2, 3)" in text
+    assert (
+        "Pretraining gain in macro_f1 (pretrained minus random init, seed by seed): +0.070 (+0.030 to +0.100)" in text
+    )
+    assert "AutoModelForMaskedLM.from_pretrained(folder)" in text and 'pipeline("fill-mask"' in text
+
+
+def test_a_model_card_without_downstream_tasks_says_so(run):
+    out = run / "cards/model/README.md"
+    write_model_card(*model_card_args(run, out)[:4], [], str(out))
+    card = ModelCard.load(out)
+    assert [result.task_type for result in card.data.eval_results] == ["fill-mask"] * 3
+    assert "No downstream task was run." in card.text
+
+
+def test_the_dataset_card_holds_the_manifests_counts(run):
+    out = run / "cards/dataset/README.md"
+    write_dataset_card(str(run / "dataset/manifest.json"), str(out))
+    card = DatasetCard.load(out)
+    manifest = json.loads((run / "dataset/manifest.json").read_text())
+    counts, totals, split = card.data["snakebert"], manifest["totals"], manifest["split"]
+    assert counts == {
+        "shards": len(manifest["shards"]),
+        "documents": totals["docs"],
+        "tokens": totals["tokens"],
+        "dropped_tokens": totals["dropped_tokens"],
+        "blocks": totals["blocks"],
+        "block_size": 16,
+        "dtype": "uint16",
+        "column": "input_ids",
+        "vocab_size": manifest["vocab_size"],
+        "validation_fraction": 0.1,
+        "validation_blocks": split["validation_blocks"],
+        "train_blocks": split["train_blocks"],
+        "shuffle_seed": 34,
+        "provenance": manifest["provenance"],
+    }
+    assert card.data.size_categories == ["n<1K"] and card.data.task_categories == ["fill-mask"]
+    for shard in manifest["shards"]:
+        assert f"| `{shard['path']}` | texts | {shard['docs']} | {shard['tokens']} | {shard['blocks']} |" in card.text
+
+
+def test_the_dataset_cards_code_reads_the_blocks_and_the_validation_split(run, monkeypatch):
+    write_dataset_card(str(run / "dataset/manifest.json"), str(run / "cards/dataset/README.md"))
+    code = re.search(r"```python\n(.*?)```", (run / "cards/dataset/README.md").read_text(), re.S).group(1)
+    monkeypatch.chdir(run)
+    found = {}
+    exec(code, found)
+    manifest = json.loads((run / "dataset/manifest.json").read_text())
+    assert found["blocks"].num_rows == manifest["totals"]["blocks"]
+    assert found["validation"].num_rows == manifest["split"]["validation_blocks"]
+    first = manifest["split"]["validation"][0]
+    assert found["validation"][0]["input_ids"] == found["shards"][first["shard"]][first["start"]]["input_ids"]
+    assert len(found["blocks"][0]["input_ids"]) == 16
+
+
+def test_the_same_inputs_give_byte_identical_cards_without_dates(run):
+    for name in ("first", "second"):
+        write_model_card(*model_card_args(run, run / f"{name}/model.md"))
+        write_dataset_card(str(run / "dataset/manifest.json"), str(run / f"{name}/dataset.md"))
+    for card in ("model.md", "dataset.md"):
+        text = (run / "first" / card).read_bytes()
+        assert text == (run / "second" / card).read_bytes()
+        assert not re.search(rb"\d{4}-\d{2}-\d{2}|\d{2}:\d{2}:\d{2}", text), card
+
+
+def run_script(name: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    ("damaged", "what"),
+    [("eval/metrics.json", "evaluation metrics file"), ("model/training_metrics.json", "training metrics file"),
+     ("finetune/year/metrics.json", "fine-tuning metrics file"), ("dataset/manifest.json", "manifest")],
+)  # fmt: skip
+def test_a_damaged_input_is_named_and_leaves_no_card(run, damaged, what):
+    (run / damaged).write_text('{"mlm_loss": 4.9, "perpl')
+    done = run_script(
+        "model_card.py", "--model", str(run / "model"), "--manifest", str(run / "dataset/manifest.json"),
+        "--eval-metrics", str(run / "eval/metrics.json"), "--settings", json.dumps(SETTINGS),
+        "--out", str(run / "cards/model/README.md"), "--", *(str(path) for path in run.glob("finetune/*/metrics.json")),
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert f"error: {run / damaged}: not a readable {what} (" in done.stderr and "Traceback" not in done.stderr
+    assert not list(run.rglob("*README.md*"))
+
+
+def test_a_damaged_manifest_is_named_and_leaves_no_dataset_card(run):
+    (run / "dataset/manifest.json").write_text("{")
+    done = run_script(
+        "dataset_card.py", "--manifest", str(run / "dataset/manifest.json"), "--out", str(run / "card.md")
+    )
+    assert done.returncode == 1
+    assert f"error: {run / 'dataset/manifest.json'}: not a readable manifest (" in done.stderr
+    assert "Traceback" not in done.stderr and not list(run.glob("*card.md*"))
