@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import torch
 import yaml
 from tiny_corpus import DOCS, write_text_corpus
+from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.dedup import find_duplicates
@@ -128,3 +130,18 @@ def load_script(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def save_tiny_model(tokenizer_dir, folder, the_bias: float = 0.0) -> str:
+    """A seeded one-layer BertForMaskedLM with the tiny tokenizer, saved as pretrain saves one; `the_bias` added to
+    the output bias of `the` makes a collapsed model that answers `the` to everything."""
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=32)  # fmt: skip
+    model = BertForMaskedLM(config)
+    with torch.no_grad():
+        model.cls.predictions.bias[tokenizer.convert_tokens_to_ids("the")] += the_bias
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)

@@ -67,11 +67,15 @@ def downstream_results(task: dict) -> list[EvalResult]:
             metric_value=summary[metric]["median"],
         )
         for metric in task["metrics"]
+        if summary[metric] is not None
     ]
 
 
-def spread(summary: dict) -> str:
-    """A median with its min-max over seeds (the median alone where they agree)."""
+def spread(summary: dict | None) -> str:
+    """A median with its min-max over seeds (the median alone where they agree; undefined: a correlation of
+    constant predictions)."""
+    if summary is None:
+        return "undefined"
     median, low, high = summary["median"], summary["min"], summary["max"]
     return f"{median:.3f}" if low == high else f"{median:.3f} ({low:.3f}–{high:.3f})"
 
@@ -136,6 +140,8 @@ def task_text(task: dict) -> str:
     gain_text = (
         f"Pretraining gain in {gain['metric']} (pretrained minus random init, seed by seed): {gain['median']:+.3f} "
         f"({gain['min']:+.3f} to {gain['max']:+.3f})."
+        if gain and gain["median"] is not None
+        else "Pretraining gain: not measured."
     )
     return "\n\n".join([f"### {task['task']}", about, table, gain_text])
 

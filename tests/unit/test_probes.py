@@ -7,9 +7,8 @@ import sys
 from collections import Counter
 
 import pytest
-import torch
-from helpers import REPO
-from transformers import AutoModelForMaskedLM, AutoTokenizer, BertConfig, BertForMaskedLM, pipeline
+from helpers import REPO, save_tiny_model
+from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from snakebert.errors import DataError
 from snakebert.report.summary import probe_rows
@@ -19,29 +18,14 @@ PROMPTS = ["the library opens at [MASK] .", "winter storms closed the [MASK] for
 PROMPTS += ["a neglected engine [MASK] and stalls ."]
 
 
-def save_model(tokenizer_dir, folder, the_bias: float = 0.0) -> str:
-    """A seeded one-layer BertForMaskedLM with the tiny tokenizer, saved as pretrain saves one; `the_bias` added to
-    the output bias of `the` makes a collapsed model that answers `the` to everything."""
-    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=32)  # fmt: skip
-    model = BertForMaskedLM(config)
-    with torch.no_grad():
-        model.cls.predictions.bias[tokenizer.convert_tokens_to_ids("the")] += the_bias
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return str(folder)
-
-
 @pytest.fixture(scope="module")
 def model_dir(tiny_data, tmp_path_factory):
-    return save_model(tiny_data.tokenizer, tmp_path_factory.mktemp("model"))
+    return save_tiny_model(tiny_data.tokenizer, tmp_path_factory.mktemp("model"))
 
 
 @pytest.fixture(scope="module")
 def collapsed_dir(tiny_data, tmp_path_factory):
-    return save_model(tiny_data.tokenizer, tmp_path_factory.mktemp("collapsed"), the_bias=20.0)
+    return save_tiny_model(tiny_data.tokenizer, tmp_path_factory.mktemp("collapsed"), the_bias=20.0)
 
 
 def asked(*answers: list[str]) -> list[dict]:

@@ -1,0 +1,78 @@
+"""Small labelled data sets for the fine-tuning tests: sentence pairs with classes, and single texts with a number,
+written as the files a `files` task reads, and a local folder laid out like GLUE's on the Hub."""
+
+import json
+from pathlib import Path
+
+from tiny_corpus import DOCS
+
+WORDS = [word.strip(".,;:") for doc in DOCS for word in doc.lower().split()]
+
+
+def pair_rows(count: int) -> list[dict]:
+    """Pairs whose label says whether the second text starts with the first text's words ("same" / "different")."""
+    rows = []
+    for index in range(count):
+        first = " ".join(WORDS[index % 40 : index % 40 + 6])
+        same = index % 3 != 0
+        second = first if same else " ".join(WORDS[(index + 17) % 40 : (index + 17) % 40 + 6])
+        rows.append({"first": first, "second": second, "label": "same" if same else "different", "doc": index // 4})
+    return rows
+
+
+def number_rows(count: int) -> list[dict]:
+    """Texts of 2 to 9 words, labelled with their word count (a number a model can learn)."""
+    return [
+        {"text": " ".join(WORDS[index : index + 2 + index % 8]), "score": 2.0 + index % 8} for index in range(count)
+    ]
+
+
+def write_csv(path: Path, rows: list[dict]) -> Path:
+    import csv
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def write_glue_folder(folder: Path, config: str = "mrpc", rows: int = 48) -> Path:
+    """`folder` as the Hub's GLUE repository lays out one task: `{config}/{split}-00000-of-00001.parquet` with
+    ClassLabel names kept in the files, and a README whose `configs` map the config to its files."""
+    import datasets
+
+    features = datasets.Features(
+        {
+            "sentence1": datasets.Value("string"),
+            "sentence2": datasets.Value("string"),
+            "label": datasets.ClassLabel(names=["not_equivalent", "equivalent"]),
+            "idx": datasets.Value("int32"),
+        }
+    )
+    for split, count in (("train", rows), ("validation", rows // 2), ("test", rows // 2)):
+        found = pair_rows(count)
+        table = {
+            "sentence1": [row["first"] for row in found],
+            "sentence2": [row["second"] for row in found],
+            "label": [int(row["label"] == "same") if split != "test" else -1 for row in found],
+            "idx": list(range(count)),
+        }
+        (folder / config).mkdir(parents=True, exist_ok=True)
+        datasets.Dataset.from_dict(table, features=features).to_parquet(
+            str(folder / config / f"{split}-00000-of-00001.parquet")
+        )
+    (folder / "README.md").write_text(
+        "---\nconfigs:\n"
+        f"- config_name: {config}\n  data_files:\n"
+        + "".join(f"  - split: {split}\n    path: {config}/{split}-*\n" for split in ("train", "validation", "test"))
+        + "---\n"
+    )
+    return folder

@@ -1,0 +1,171 @@
+"""The fine-tuning tasks' data: the readers (files, the embedded party task, a GLUE-like local folder through
+`datasets`), the splits carved by group, and every bad input named before a run starts."""
+
+import json
+import re
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from finetune_data import number_rows, pair_rows, write_csv, write_glue_folder, write_jsonl
+
+from snakebert.errors import DataError
+from snakebert.finetune.embedded import passages
+from snakebert.finetune.prepare import prepare_task, read_task_dir
+from snakebert.finetune.splits import carve
+
+
+def files_task(tmp_path, **overrides) -> dict:
+    write_csv(tmp_path / "pairs.csv", pair_rows(40))
+    task = {"name": "pairs", "type": "files", "format": "csv", "train": str(tmp_path / "pairs.csv"),
+            "validation": None, "test": None, "text_column": "first", "text_pair_column": "second",
+            "label_column": "label", "group_column": None, "problem": None, "metrics": None,
+            "split": {"validation_fraction": 0.25, "test_fraction": 0.25, "seed": 0}, "recipe": {}}  # fmt: skip
+    return {**task, **overrides}
+
+
+def embedded_task(**overrides) -> dict:
+    task = {"name": "party", "type": "embedded", "task": "sotu-party", "passage_words": 100, "passages_per_speech": 8,
+            "split": {"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 0}, "recipe": {}}  # fmt: skip
+    return {**task, **overrides}
+
+
+def test_the_party_task_splits_by_speech_and_states_its_balance(tmp_path):
+    described = prepare_task(embedded_task(), str(tmp_path / "party"))
+    _, splits = read_task_dir(str(tmp_path / "party"))
+    speeches = {split: set(table.column("group").to_pylist()) for split, table in splits.items()}
+    assert not speeches["train"] & speeches["validation"] and not speeches["train"] & speeches["test"]
+    assert not speeches["validation"] & speeches["test"]
+    assert sum(len(found) for found in speeches.values()) == 181
+    assert described["labels"] == ["Democratic", "Republican"]
+    counts = {split: described["splits"][split]["class_counts"] for split in splits}
+    democratic_speeches = sum(counts[split]["Democratic"] for split in counts) / 8
+    assert democratic_speeches == 78  # 8 passages from each of the 78 Democratic speeches (all are long enough)
+    assert described["main_metric"] == "macro_f1" and described["reported_split"] == "test"
+
+
+def test_the_same_task_and_seed_give_byte_identical_files_and_another_seed_another_split(tmp_path):
+    first, second = (prepare_task(embedded_task(), str(tmp_path / name)) for name in ("a", "b"))
+    assert first == second
+    other = prepare_task(embedded_task(split={"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 1}),
+                         str(tmp_path / "c"))  # fmt: skip
+    assert other["splits"]["test"]["sha256"] != first["splits"]["test"]["sha256"]
+
+
+def test_passages_are_evenly_spaced_whole_runs_of_words():
+    text = " ".join(f"w{index}" for index in range(1050))
+    assert [len(found.split()) for found in passages(text, 100, None)] == [100] * 10
+    kept = passages(text, 100, 4)
+    assert [found.split()[0] for found in kept] == ["w100", "w300", "w600", "w800"]
+    assert passages("only five words in here", 100, 8) == ["only five words in here"]
+
+
+def test_carve_keeps_each_group_on_one_side_and_each_class_in_proportion():
+    groups = [str(index // 3) for index in range(300)]
+    labels = ["a" if index // 3 < 40 else "b" for index in range(300)]
+    table = pa.table({"text": groups, "label": labels, "group": groups})
+    found = carve(table, {"test": 0.2, "validation": 0.1}, seed=5, classes=True)
+    sides = {split: set(part.column("group").to_pylist()) for split, part in found.items()}
+    assert sum(len(part) for part in found.values()) == 300
+    assert all(not sides[a] & sides[b] for a in sides for b in sides if a != b)
+    assert [part.column("label").to_pylist().count("a") // 3 for part in found.values()] == [28, 8, 4]
+
+
+def test_a_files_task_with_sentence_pairs_keeps_its_label_names(tmp_path):
+    described = prepare_task(files_task(tmp_path), str(tmp_path / "out"))
+    task, splits = read_task_dir(str(tmp_path / "out"))
+    assert task["labels"] == ["different", "same"] and task["text_pair"]
+    assert splits["train"].column_names == ["text", "text_pair", "label", "group"]
+    assert set(splits["test"].column("label").to_pylist()) <= {0, 1}
+    assert described["carved"] == ["test", "validation"]
+
+
+def test_a_regression_task_from_jsonl_with_given_splits(tmp_path):
+    rows = number_rows(30)
+    paths = {split: str(write_jsonl(tmp_path / f"{split}.jsonl", rows)) for split in ("train", "validation", "test")}
+    task = files_task(tmp_path, format="jsonl", text_column="text", text_pair_column=None, label_column="score",
+                      problem="regression", **paths)  # fmt: skip
+    described = prepare_task(task, str(tmp_path / "out"))
+    assert described["labels"] is None and described["metrics"] == ["pearson", "spearman"]
+    assert described["carved"] == [] and described["splits"]["test"]["label_mean"] == pytest.approx(
+        np.mean([row["score"] for row in rows])
+    )
+
+
+def test_a_hub_task_reads_a_local_folder_laid_out_like_glue(tmp_path):
+    folder = write_glue_folder(tmp_path / "glue")
+    task = {**schema_task("hub"), "name": "mrpc", "preset": "glue/mrpc", "path": str(folder)}
+    described = prepare_task(task, str(tmp_path / "out"))
+    assert described["labels"] == ["not_equivalent", "equivalent"]
+    assert described["metrics"] == ["f1", "accuracy"] and described["text_pair"]
+    assert described["splits"]["test"]["examples"] == 24  # GLUE's validation split, reported as test
+    assert described["carved"] == ["validation"]
+
+
+def schema_task(kind: str) -> dict:
+    """A task entry of type `kind` with the schema's defaults (what the workflow's validation fills in)."""
+    branch = next(
+        rule["then"]["properties"]
+        for rule in schema_defaults_tree()["properties"]["tasks"]["items"]["allOf"]
+        if rule["if"]["properties"]["type"]["const"] == kind
+    )
+    found = {key: spec["default"] for key, spec in branch.items() if "default" in spec}
+    return {**found, "type": kind, "split": {"validation_fraction": 0.25, "test_fraction": 0, "seed": 0}}
+
+
+def schema_defaults_tree() -> dict:
+    import yaml
+
+    from snakebert.config_defaults import SCHEMA
+
+    return yaml.safe_load(SCHEMA.read_text())["properties"]["finetune"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"text_column": "sentence"}, re.escape("no column 'sentence' (columns: first, second, label, doc)")),
+        ({"label_column": "gold"}, "no column 'gold'"),
+        ({"problem": "regression"}, "holds string, not numbers"),
+    ],
+)
+def test_a_missing_column_or_a_label_of_the_wrong_kind_is_named_with_its_file(tmp_path, change, message):
+    task = files_task(tmp_path, **change)
+    with pytest.raises(DataError, match=message) as error:
+        prepare_task(task, str(tmp_path / "out"))
+    assert str(tmp_path / "pairs.csv") in str(error.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_label_that_train_never_has_is_refused(tmp_path):
+    write_csv(tmp_path / "valid.csv", [*pair_rows(8), {"first": "a b", "second": "c", "label": "unheard", "doc": 0}])
+    task = files_task(tmp_path, validation=str(tmp_path / "valid.csv"))
+    with pytest.raises(DataError, match="label 'unheard' is in the validation split but never in train"):
+        prepare_task(task, str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_split_is_refused(tmp_path):
+    write_csv(tmp_path / "few.csv", pair_rows(2))
+    task = files_task(tmp_path, train=str(tmp_path / "few.csv"), split={"validation_fraction": 0.1,
+                      "test_fraction": 0, "seed": 0})  # fmt: skip
+    with pytest.raises(DataError, match="finetune task 'pairs': the validation split holds no example"):
+        prepare_task(task, str(tmp_path / "out"))
+
+
+@pytest.mark.parametrize("bad", ["NaN", "Infinity"])
+def test_a_regression_label_that_is_not_finite_is_named_with_its_row(tmp_path, bad):
+    path = tmp_path / "numbers.jsonl"
+    lines = [json.dumps(row) for row in number_rows(6)]
+    lines[4] = f'{{"text": "five words are in here", "score": {bad}}}'
+    path.write_text("\n".join(lines) + "\n")
+    task = files_task(tmp_path, format="jsonl", train=str(path), text_column="text", text_pair_column=None,
+                      label_column="score", problem="regression")  # fmt: skip
+    with pytest.raises(DataError, match=f"{path}: label .* in row 4 of column 'score' is not a finite number"):
+        prepare_task(task, str(tmp_path / "out"))
+
+
+def test_a_file_that_is_not_csv_is_named(tmp_path):
+    (tmp_path / "broken.csv").write_bytes(b'first,second,label\n"a,b\n')
+    with pytest.raises(DataError, match="broken.csv: not a readable csv file"):
+        prepare_task(files_task(tmp_path, train=str(tmp_path / "broken.csv")), str(tmp_path / "out"))

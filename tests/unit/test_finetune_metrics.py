@@ -1,0 +1,90 @@
+"""The task metrics against scikit-learn's and scipy's own calls on fixed inputs, the baselines, and the summary's
+median, spread and pretraining gain."""
+
+import numpy as np
+import pytest
+from scipy.stats import pearsonr, spearmanr
+from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
+
+from snakebert.finetune.baselines import run_baselines
+from snakebert.finetune.metrics import scores
+from snakebert.finetune.prepare import prepare_task
+from snakebert.finetune.summary import spread, summarize_task
+
+TRUTH = np.array([0, 1, 1, 0, 1, 1, 0, 0, 1, 1])
+GUESS = np.array([0, 1, 0, 0, 1, 1, 1, 0, 1, 0])
+
+
+def test_class_metrics_are_scikit_learns():
+    found = scores(["accuracy", "macro_f1", "f1", "matthews"], TRUTH, GUESS, 2)
+    assert found == {
+        "accuracy": accuracy_score(TRUTH, GUESS),
+        "macro_f1": f1_score(TRUTH, GUESS, average="macro"),
+        "f1": f1_score(TRUTH, GUESS),
+        "matthews": matthews_corrcoef(TRUTH, GUESS),
+    }
+    assert found["accuracy"] == 0.7 and found["f1"] == pytest.approx(8 / 11)  # precision 4/5, recall 4/6
+
+
+def test_macro_f1_counts_a_class_never_predicted_as_zero():
+    assert scores(["macro_f1"], TRUTH, np.ones(10, dtype=int), 2)["macro_f1"] == pytest.approx(0.75 / 2)
+
+
+def test_correlations_are_scipys_and_undefined_for_constant_predictions():
+    truth, guess = np.array([1.0, 2.5, 3.0, 4.5, 5.0]), np.array([1.2, 2.0, 3.5, 4.0, 5.5])
+    found = scores(["pearson", "spearman"], truth, guess, 0)
+    assert found == {"pearson": pearsonr(truth, guess).statistic, "spearman": spearmanr(truth, guess).statistic}
+    with pytest.warns(Warning):
+        assert scores(["pearson"], truth, np.full(5, 3.0), 0) == {"pearson": None}
+
+
+def test_spread_is_median_min_and_max_of_the_defined_values():
+    assert spread([0.5, None, 0.7, 0.6]) == {"median": 0.6, "min": 0.5, "max": 0.7, "runs": 3}
+    assert spread([None]) is None
+
+
+@pytest.fixture(scope="module")
+def party(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("party") / "data"
+    task = {"name": "party", "type": "embedded", "task": "sotu-party", "passage_words": 100, "passages_per_speech": 8,
+            "split": {"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 0}, "recipe": {}}  # fmt: skip
+    prepare_task(task, str(folder))
+    return folder
+
+
+def test_the_baselines_score_the_majority_class_and_tfidf(party, tmp_path):
+    found = run_baselines(str(party), str(tmp_path / "baselines.json"))
+    test_counts = [96, 120]  # Democratic, Republican passages of the test speeches
+    assert found["majority"]["test"]["accuracy"] == pytest.approx(max(test_counts) / sum(test_counts))
+    assert found["majority"]["test"]["macro_f1"] == pytest.approx(f1_score([0] * 96 + [1] * 120, [1] * 216,
+                                                                           average="macro"))  # fmt: skip
+    assert found["tfidf"]["strength"] in (0.1, 1.0, 10.0, 100.0)
+    assert found["tfidf"]["test"]["macro_f1"] > found["majority"]["test"]["macro_f1"]
+    assert run_baselines(str(party), str(tmp_path / "again.json")) == found
+
+
+def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(party, tmp_path):
+    import json
+
+    runs = []
+    for name, kind, values in (
+        ("pretrained", "pretrained", [0.6, 0.7, 0.5]),
+        ("random", "random_init", [0.5, 0.5, 0.6]),
+    ):
+        for seed, value in enumerate(values, 1):
+            path = tmp_path / f"{name}-{seed}.json"
+            scored = {"macro_f1": value, "accuracy": value}
+            run = {"task": "party", "model": name, "kind": kind, "source": "results/model", "seed": seed,
+                   "best_epoch": 1.0, "validation": scored, "test": scored}  # fmt: skip
+            path.write_text(json.dumps(run))
+            runs.append(str(path))
+    baselines = tmp_path / "baselines.json"
+    run_baselines(str(party), str(baselines))
+    found = summarize_task(str(party / "task.json"), runs, str(baselines), str(tmp_path / "metrics.json"))
+    assert list(found["models"]) == ["pretrained", "random", "majority", "tfidf"]
+    assert found["models"]["pretrained"]["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7, "runs": 3}
+    gain = found["pretraining_gain"]
+    assert gain["metric"] == "macro_f1" and gain["runs"] == 3
+    assert [gain[key] for key in ("median", "min", "max")] == pytest.approx([0.1, -0.1, 0.2])
+    assert found["seeds"] == [1, 2, 3] and found["splits"]["test"]["class_counts"] == {"Democratic": 96,
+                                                                                         "Republican": 120}  # fmt: skip

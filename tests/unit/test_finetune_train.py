@@ -1,0 +1,119 @@
+"""Fine-tuning runs on a tiny saved BERT through the real Trainer: reproducible to the digit, resumed after a kill
+with the same result, random initialisation and reference models started as named, and a reference model that
+cannot be used refused before any step, without output."""
+
+import json
+import shutil
+
+import pytest
+import torch
+import transformers
+from finetune_data import number_rows, pair_rows, write_csv, write_jsonl
+from helpers import save_tiny_model
+
+from snakebert.errors import DataError
+from snakebert.finetune.job import FinetuneJob
+from snakebert.finetune.prepare import prepare_task
+from snakebert.finetune.train import finetune, load_model
+
+RECIPE = {"learning_rate": 5e-3, "epochs": 3, "batch_size": 8, "max_length": 16, "warmup_ratio": 0.1,
+          "weight_decay": 0.01}  # fmt: skip
+
+
+def files_task(path, **overrides) -> dict:
+    task = {"name": "pairs", "type": "files", "format": "csv", "train": str(path), "validation": None, "test": None,
+            "text_column": "first", "text_pair_column": "second", "label_column": "label", "group_column": "doc",
+            "problem": None, "metrics": None, "split": {"validation_fraction": 0.2, "test_fraction": 0.2, "seed": 0},
+            "recipe": {}}  # fmt: skip
+    return {**task, **overrides}
+
+
+@pytest.fixture(scope="module")
+def prepared(tiny_data, tmp_path_factory):
+    root = tmp_path_factory.mktemp("finetune")
+    model = save_tiny_model(tiny_data.tokenizer, root / "model")
+    pairs = root / "pairs"
+    prepare_task(files_task(write_csv(root / "pairs.csv", pair_rows(80))), str(pairs))
+    return root, model, pairs
+
+
+def job(prepared, tmp_path, kind="pretrained", model=None, **overrides) -> FinetuneJob:
+    root, own, task = prepared
+    settings = {"task_dir": str(task), "name": kind, "kind": kind, "model": model or own, "seed": 1,
+                "recipe": RECIPE, "eval_batch_size": 8, "backend": "cpu",
+                "checkpoints": str(tmp_path / "checkpoints"), **overrides}  # fmt: skip
+    return FinetuneJob(**settings)
+
+
+def test_two_runs_give_identical_results_and_leave_no_checkpoint(prepared, tmp_path):
+    first = finetune(job(prepared, tmp_path), str(tmp_path / "a.json"))
+    second = finetune(job(prepared, tmp_path), str(tmp_path / "b.json"))
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    assert first == second and set(first["test"]) == {"macro_f1", "accuracy"}
+    assert 1 <= first["best_epoch"] <= 3
+    assert not any((tmp_path / "checkpoints").glob("*/checkpoint-*"))
+
+
+class Killed(Exception):
+    """Stands in for a kill right after a checkpoint is written (tests only)."""
+
+
+def test_a_run_killed_after_a_checkpoint_resumes_to_the_same_result(prepared, tmp_path, monkeypatch, capsys):
+    whole = finetune(job(prepared, tmp_path, checkpoints=str(tmp_path / "whole")), str(tmp_path / "whole.json"))
+    save = transformers.Trainer._save_checkpoint
+
+    def save_then_die(self, *args, **kwargs):
+        save(self, *args, **kwargs)
+        raise Killed
+
+    monkeypatch.setattr(transformers.Trainer, "_save_checkpoint", save_then_die)
+    with pytest.raises(Killed):
+        finetune(job(prepared, tmp_path), str(tmp_path / "resumed.json"))
+    assert not (tmp_path / "resumed.json").exists()
+    assert len(list((tmp_path / "checkpoints").glob("*/checkpoint-*"))) == 1
+    monkeypatch.setattr(transformers.Trainer, "_save_checkpoint", save)
+    resumed = finetune(job(prepared, tmp_path), str(tmp_path / "resumed.json"))
+    assert "resuming from" in capsys.readouterr().out
+    assert resumed == whole
+
+
+def test_random_init_has_the_architecture_and_not_the_weights(prepared, tmp_path):
+    task = json.loads((prepared[2] / "task.json").read_text())
+    pretrained = load_model(job(prepared, tmp_path), task)
+    random = load_model(job(prepared, tmp_path, kind="random_init"), task)
+    assert pretrained.config.to_diff_dict() == random.config.to_diff_dict()
+    own, other = pretrained.bert.embeddings.word_embeddings.weight, random.bert.embeddings.word_embeddings.weight
+    saved = transformers.AutoModelForMaskedLM.from_pretrained(prepared[1]).bert.embeddings.word_embeddings.weight
+    assert torch.equal(own, saved) and not torch.equal(other, saved)
+    assert pretrained.config.id2label == {0: "different", 1: "same"}
+
+
+def test_a_reference_model_from_a_local_folder_and_a_regression_task(prepared, tiny_data, tmp_path):
+    reference = save_tiny_model(tiny_data.tokenizer, tmp_path / "reference", the_bias=1.0)
+    numbers = tmp_path / "numbers"
+    rows = write_jsonl(tmp_path / "numbers.jsonl", number_rows(60))
+    prepare_task(files_task(rows, format="jsonl", text_column="text", text_pair_column=None, label_column="score",
+                            group_column=None, problem="regression"), str(numbers))  # fmt: skip
+    found = finetune(job(prepared, tmp_path, kind="reference", name="other", model=reference, task_dir=str(numbers)),
+                     str(tmp_path / "out.json"))  # fmt: skip
+    assert found["kind"] == "reference" and found["source"] == reference
+    assert set(found["test"]) == {"pearson", "spearman"}
+
+
+def test_a_reference_model_without_a_mask_token_is_refused_before_training(prepared, tmp_path):
+    folder = tmp_path / "no-mask"
+    shutil.copytree(prepared[1], folder)
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    (folder / "tokenizer_config.json").write_text(json.dumps({**config, "mask_token": None}))
+    with pytest.raises(DataError, match="its tokenizer has no mask_token"):
+        finetune(job(prepared, tmp_path, kind="reference", name="other", model=str(folder)), str(tmp_path / "o.json"))
+    assert not (tmp_path / "o.json").exists() and not (tmp_path / "checkpoints").exists()
+
+
+def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(DataError, match=r"finetune model 'other' 'someone/bert' could not be loaded: tried a folder"):
+        finetune(
+            job(prepared, tmp_path, kind="reference", name="other", model="someone/bert"), str(tmp_path / "o.json")
+        )
+    assert not (tmp_path / "o.json").exists()

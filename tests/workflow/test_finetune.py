@@ -1,0 +1,137 @@
+"""Fine-tuning through the workflow, on a copy of the trained tiny run: a sentence-pair `files` task, a regression
+task, a `hub` task from a local folder laid out like GLUE's and a reference model from a local folder, all in one
+run beside random initialisation and the baselines; what a `finetune` change reruns (never pretraining); identical
+metrics from a forced rerun; bad tasks refused with the file or key named and no metrics file."""
+
+import json
+import shutil
+
+import pytest
+import yaml
+from finetune_data import number_rows, pair_rows, write_csv, write_glue_folder, write_jsonl
+from helpers import planned_jobs, snakemake
+
+FINETUNE_RULES = {"prepare_task", "finetune", "finetune_baselines", "summarize_finetune"}
+AFTER_FINETUNING = {"all", "plot_downstream", "report_summary", "model_card"}
+
+
+@pytest.fixture(scope="module")
+def copied(trained, tmp_path_factory):
+    """A copy of the trained run (its results and Snakemake's records), with labelled data beside it; at the same
+    depth, so that the scripts' relative paths in its jobs' params are the same."""
+    workdir = tmp_path_factory.mktemp("finetune")
+    shutil.copytree(trained, workdir, symlinks=True, dirs_exist_ok=True)
+    shutil.copy(workdir / "test-config.yaml", workdir / "trained-config.yaml")
+    write_csv(workdir / "labelled/pairs.csv", pair_rows(60))
+    write_jsonl(workdir / "labelled/numbers.jsonl", number_rows(60))
+    write_glue_folder(workdir / "glue")
+    shutil.copytree(workdir / "results/model", workdir / "reference-model")
+    return workdir
+
+
+def with_finetune(workdir, **settings) -> dict:
+    """The trained run's config with `finetune` settings over its own."""
+    config = yaml.safe_load((workdir / "trained-config.yaml").read_text())
+    config["finetune"] = {**config["finetune"], **settings}
+    return config
+
+
+TASKS = [
+    {"name": "pairs", "type": "files", "format": "csv", "train": "labelled/pairs.csv", "text_column": "first",
+     "text_pair_column": "second", "label_column": "label", "group_column": "doc",
+     "split": {"validation_fraction": 0.2, "test_fraction": 0.2}},
+    {"name": "numbers", "type": "files", "format": "jsonl", "train": "labelled/numbers.jsonl", "text_column": "text",
+     "label_column": "score", "problem": "regression", "split": {"test_fraction": 0.2}},
+    {"name": "mrpc", "type": "hub", "preset": "glue/mrpc", "path": "glue"},
+]  # fmt: skip
+COMPARE = [{"name": "reference", "model": "reference-model"}]
+
+
+@pytest.fixture(scope="module")
+def finetuned(copied):
+    config = with_finetune(copied, tasks=TASKS, compare=COMPARE, seeds=1)
+    planned = planned_jobs(copied, config)
+    snakemake(copied, config=config)
+    return copied, planned
+
+
+def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned):
+    workdir, planned = finetuned
+    assert planned == {"all": 1, "prepare_task": 3, "finetune": 9, "finetune_baselines": 3, "summarize_finetune": 3,
+                       "plot_downstream": 1, "report_summary": 1, "model_card": 1}  # fmt: skip
+    results = {task["name"]: json.loads((workdir / f"results/finetune/{task['name']}/metrics.json").read_text())
+               for task in TASKS}  # fmt: skip
+    for found in results.values():
+        assert list(found["models"]) == ["pretrained", "random", "reference", "majority", "tfidf"]
+        assert found["models"]["reference"]["kind"] == "reference" and found["seeds"] == [1]
+    assert results["pairs"]["labels"] == ["different", "same"] and results["pairs"]["reported_split"] == "test"
+    assert results["numbers"]["labels"] is None and results["numbers"]["metrics"] == ["pearson", "spearman"]
+    assert results["mrpc"]["labels"] == ["not_equivalent", "equivalent"] and results["mrpc"]["main_metric"] == "f1"
+    assert results["mrpc"]["splits"]["test"]["examples"] == 24
+    summary = (workdir / "results/report/summary.html").read_text()
+    assert all(f"Downstream: {task['name']}" in summary for task in TASKS)
+    assert "did pretraining pay?" in summary and "<svg" in (workdir / "results/report/downstream.svg").read_text()
+
+
+def test_a_forced_rerun_gives_identical_metrics(finetuned):
+    workdir, _ = finetuned
+    before = (workdir / "results/finetune/pairs/metrics.json").read_bytes()
+    config = with_finetune(workdir, tasks=TASKS, compare=COMPARE, seeds=1)
+    snakemake(workdir, "--forcerun", "prepare_task", "results/finetune/pairs/metrics.json", config=config)
+    assert (workdir / "results/finetune/pairs/metrics.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("change", "reruns"),
+    [
+        ({"recipe": {"learning_rate": 1e-3, "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 9}),
+        ({"seeds": 2}, {"finetune": 9}),
+        ({"compare": []}, {}),
+    ],
+)
+def test_a_finetune_change_reruns_fine_tuning_only(finetuned, change, reruns):
+    workdir, _ = finetuned
+    config = with_finetune(workdir, **{"tasks": TASKS, "compare": COMPARE, "seeds": 1, **change})
+    planned = planned_jobs(workdir, config)
+    assert set(planned) <= FINETUNE_RULES | AFTER_FINETUNING
+    assert {rule: count for rule, count in planned.items() if rule == "finetune"} == reruns
+    assert "prepare_task" not in planned
+
+
+def test_a_task_split_change_reprepares_that_task_only(finetuned):
+    workdir, _ = finetuned
+    tasks = [{**TASKS[0], "split": {"validation_fraction": 0.3, "test_fraction": 0.2}}, *TASKS[1:]]
+    planned = planned_jobs(workdir, with_finetune(workdir, tasks=tasks, compare=COMPARE, seeds=1))
+    assert planned["prepare_task"] == 1 and planned["finetune"] == 3 and "pretrain" not in planned
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"tasks": [TASKS[0], {**TASKS[1], "name": "pairs"}]}, "config finetune.tasks: name 'pairs' is used twice"),
+        ({"compare": [{"name": "random", "model": "x"}]}, "finetune.compare[0]: name 'random' is reserved"),
+        ({"recipe": {"max_length": 64}}, "recipe max_length 64 is larger than model.max_position_embeddings (32)"),
+        ({"tasks": [{"name": "g", "type": "hub"}]}, "config finetune.tasks[0] (g): a hub task needs `path` or a"),
+        ({"tasks": [{**TASKS[0], "name": "absent", "train": "labelled/none.csv"}]}, "labelled/none.csv"),
+    ],
+)
+def test_a_bad_finetune_config_is_refused_when_the_workflow_is_parsed(copied, settings, message):
+    done = snakemake(copied, "-n", config=with_finetune(copied, **settings), check=False)
+    assert done.returncode != 0
+    assert message in done.stdout + done.stderr
+
+
+def test_a_bad_task_or_model_fails_its_job_naming_it_and_leaves_no_metrics(copied):
+    tasks = [{**TASKS[0], "name": "nolabel", "label_column": "gold"}]
+    done = snakemake(copied, config=with_finetune(copied, tasks=tasks, seeds=1), check=False)
+    assert done.returncode != 0, done.stdout + done.stderr
+    log = (copied / "logs/finetune/nolabel/prepare_task.log").read_text()
+    assert "labelled/pairs.csv: no column 'gold' (columns: first, second, label, doc)" in log
+    assert not (copied / "results/finetune/nolabel").exists()
+    compare = [{"name": "generic", "model": "someone/missing-bert"}]
+    config = with_finetune(copied, tasks=[TASKS[0]], compare=compare, seeds=1)
+    done = snakemake(copied, "results/finetune/pairs/runs/generic/seed-1.json", config=config, check=False)
+    assert done.returncode != 0
+    log = (copied / "logs/finetune/pairs/generic/seed-1.log").read_text()
+    assert "finetune model 'generic' 'someone/missing-bert' could not be loaded: tried a folder" in log
+    assert not (copied / "results/finetune/pairs/runs/generic").exists()
