@@ -343,3 +343,44 @@ def test_single_card_launch_runs_the_script_with_its_arguments_intact(dl1_cpus, 
     arguments = ["--model", '{"hidden_size": 32, "name": "it\'s"}', "--out", "a folder/model"]
     assert gaudi_spawn.runner(gaudi_spawn.parse(["--world_size", "1", str(script), *arguments])).run() is None
     assert json.loads((tmp_path / "argv.json").read_text()) == arguments
+
+
+def test_a_fine_tuning_run_goes_through_gaudi_trainer_with_one_shape(tiny_data, tmp_path, monkeypatch):
+    """finetune's HPU path: GaudiTrainer on one device, inputs of one length, whole batches, the best epoch scored."""
+    from finetune_data import pair_rows, write_csv
+    from helpers import save_tiny_model
+
+    import snakebert.finetune.train as finetune_train
+    from snakebert.finetune.job import FinetuneJob
+    from snakebert.finetune.prepare import prepare_task
+
+    train = str(write_csv(tmp_path / "pairs.csv", pair_rows(48)))
+    task = {"name": "pairs", "type": "files", "format": "csv", "train": train, "validation": None, "test": None,
+            "text_column": "first", "text_pair_column": "second", "label_column": "label", "group_column": None,
+            "problem": None, "metrics": None, "split": {"validation_fraction": 0.25, "test_fraction": 0.25, "seed": 0},
+            "recipe": {}}  # fmt: skip
+    prepare_task(task, str(tmp_path / "pairs"))
+    recipe = {"learning_rate": 5e-3, "epochs": 2, "batch_size": 8, "max_length": 32, "warmup_ratio": 0.1,
+              "weight_decay": 0.0}  # fmt: skip
+    model = save_tiny_model(tiny_data.tokenizer, tmp_path / "model")
+    job = FinetuneJob(str(tmp_path / "pairs"), "pretrained", "pretrained", model, 1, recipe, 8, "hpu",
+                      str(tmp_path / "checkpoints"), on_device=False)  # fmt: skip
+    built = []
+
+    def build_trainer(*args, **kwargs):
+        built.append(finetune_train.build_trainer(*args, **kwargs))
+        return built[-1]
+
+    monkeypatch.setattr(finetune_train, "build_trainer", build_trainer)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    result = finetune_train.finetune(job, str(tmp_path / "result.json"))
+    [trainer] = built
+    assert isinstance(trainer, GaudiTrainer) and type(trainer.args) is GaudiTrainingArguments
+    assert trainer.args.dataloader_drop_last and isinstance(
+        trainer.get_train_dataloader().batch_sampler.sampler, EpochSampler
+    )
+    batches = list(trainer.get_train_dataloader())
+    assert {tuple(batch["input_ids"].shape) for batch in batches} == {(8, 32)}
+    assert not changed_ops([training_step_shapes(trainer, batch) for batch in batches[:3]])
+    assert set(result["test"]) == {"macro_f1", "accuracy"} and result["best_epoch"] in (1.0, 2.0)
+    assert json.loads((tmp_path / "result.json").read_text()) == result

@@ -293,3 +293,20 @@ def test_a_node_count_without_as_many_tasks_is_refused_before_any_job(workdir):
     assert done.returncode != 0
     assert "resources nodes=4 and tasks=1" in done.stdout + done.stderr
     assert "tasks must equal nodes (the SLURM profiles set both from SNAKEBERT_NODES)" in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("profile", "backend", "device", "partition"),
+    [("slurm-dl1", "hpu", "hpu", "dl1"), ("slurm-gpu", "cuda", "gpu", "gpu"), ("slurm-cpu", "cpu", None, "cpu")],
+)
+def test_each_fine_tuning_run_is_a_job_on_one_device_of_the_profiles_accelerator(
+    workdir, profile, backend, device, partition
+):
+    done = snakemake(workdir, "-n", "-p", "--workflow-profile", str(REPO / "profiles" / profile),
+                     config=two_source_config(workdir))  # fmt: skip
+    jobs = [resources for rule, resources in planned_resources(done.stdout) if rule == "finetune"]
+    assert len(jobs) == 6  # the default config's party task: the pretrained model and random init, 3 seeds each
+    assert {resources.get(device) for resources in jobs} == ({"1"} if device else {None})
+    assert {resources["slurm_partition"] for resources in jobs} == {partition}
+    commands = [line for line in done.stdout.splitlines() if "scripts/finetune.py" in line]
+    assert len(commands) == 6 and all(f" --backend {backend} " in line for line in commands)

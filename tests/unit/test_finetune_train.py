@@ -10,11 +10,13 @@ import torch
 import transformers
 from finetune_data import number_rows, pair_rows, write_csv, write_jsonl
 from helpers import save_tiny_model
+from shape_log import changed_ops, training_step_shapes
 
 from snakebert.errors import DataError
+from snakebert.finetune.encoded import EncodedSplit
 from snakebert.finetune.job import FinetuneJob
-from snakebert.finetune.prepare import prepare_task
-from snakebert.finetune.train import finetune, load_model
+from snakebert.finetune.prepare import prepare_task, read_task_dir
+from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
 
 RECIPE = {"learning_rate": 5e-3, "epochs": 3, "batch_size": 8, "max_length": 16, "warmup_ratio": 0.1,
           "weight_decay": 0.01}  # fmt: skip
@@ -117,3 +119,20 @@ def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, t
             job(prepared, tmp_path, kind="reference", name="other", model="someone/bert"), str(tmp_path / "o.json")
         )
     assert not (tmp_path / "o.json").exists()
+
+
+def test_every_fine_tuning_step_has_the_same_shapes(prepared, tmp_path):
+    """One graph on Gaudi: inputs padded to max_length, whole batches, whatever the texts' lengths."""
+    root, model_dir, task_dir = prepared
+    run = job(prepared, tmp_path, recipe={**RECIPE, "max_length": 32})
+    task, tables = read_task_dir(str(task_dir))
+    tokenizer = load_tokenizer(run)
+    splits = {split: EncodedSplit(table, tokenizer, 32, False, 8) for split, table in tables.items()}
+    trainer = build_trainer(run, task, load_model(run, task), splits, tmp_path / "run")
+    batches = list(trainer.get_train_dataloader())
+    lengths = {int(batch["attention_mask"].sum()) for batch in batches}
+    assert len(lengths) > 1 and all(batch["input_ids"].shape == (8, 32) for batch in batches)
+    assert not changed_ops([training_step_shapes(trainer, batch) for batch in batches[:3]])
+    padded = EncodedSplit(tables["validation"], tokenizer, 32, False, 12)
+    assert (padded.count, len(padded)) == (16, 24)
+    assert all(torch.equal(padded[20][name], padded[0][name]) for name in padded[0])

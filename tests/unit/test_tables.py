@@ -9,6 +9,10 @@ from snakebert.data.formats import FORMATS, read_files
 from snakebert.data.shards import EMBEDDED_CORPORA
 from snakebert.data.sources import SOURCE_TYPES, plan_source
 from snakebert.errors import DataError
+from snakebert.finetune.embedded import EMBEDDED_TASKS
+from snakebert.finetune.hub_task import GLUE
+from snakebert.finetune.metrics import METRICS
+from snakebert.finetune.tasks import TASK_TYPES
 from snakebert.hub import UPLOADS, upload_plan
 from snakebert.training.backends import BACKENDS, cuda_arguments, device_count, rank, resolve_backend, world_size
 
@@ -24,6 +28,17 @@ def test_the_schemas_source_types_and_formats_are_the_tables_keys():
     assert set(SOURCE_SCHEMAS) == set(SOURCE_TYPES)
     assert SOURCE_SCHEMAS["files"]["properties"]["format"]["enum"] == list(FORMATS)
     assert SOURCE_SCHEMAS["embedded"]["properties"]["corpus"]["enum"] == list(EMBEDDED_CORPORA)
+
+
+def test_the_schemas_task_types_presets_and_metrics_are_the_tables_keys():
+    finetune = PROPERTIES["finetune"]["properties"]
+    tasks = finetune["tasks"]["items"]
+    branches = {branch["then"]["properties"]["type"]["const"]: branch["then"] for branch in tasks["allOf"]}
+    assert tasks["properties"]["type"]["enum"] == sorted(TASK_TYPES) and set(branches) == set(TASK_TYPES)
+    assert branches["embedded"]["properties"]["task"]["enum"] == list(EMBEDDED_TASKS)
+    assert branches["hub"]["properties"]["preset"]["enum"] == [f"glue/{name}" for name in GLUE] + [None]
+    assert yaml.safe_load(SCHEMA.read_text())["$defs"]["metrics"]["items"]["enum"] == list(METRICS)
+    assert finetune["backend"]["enum"] == ["auto", *sorted(BACKENDS)]
 
 
 def test_the_schemas_backends_are_auto_and_the_tables_keys():
