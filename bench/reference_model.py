@@ -107,7 +107,9 @@ def spread(summary: dict | None, digits: int = 3) -> str:
     if summary is None or summary["median"] is None:
         return "-"
     median, low, high = (f"{summary[key]:.{digits}f}" for key in ("median", "min", "max"))
-    return median if summary.get("runs", 1) == 1 or low == high else f"{median} ({low}-{high})"
+    if summary.get("runs", 1) == 1 or low == high:
+        return median
+    return f"{median} ({low} to {high})" if summary["min"] < 0 else f"{median} ({low}-{high})"
 
 
 def table(reports: dict) -> str:

@@ -4,7 +4,8 @@ architecture from random initialisation, or a reference model), a seed and the r
 import json
 from dataclasses import dataclass
 
-from ..training.backends import BACKENDS, GAUDI_CONFIG
+from ..training.backends import GAUDI_CONFIG
+from ..training.job import ARGUMENTS as TRAINING_ARGUMENTS
 
 KINDS = ("pretrained", "random_init", "reference")
 
@@ -33,11 +34,10 @@ ARGUMENTS = {
     "--seed": {"type": int, "required": True},
     "--recipe": {"required": True, "help": "the fine-tuning recipe, as JSON"},
     "--eval-batch-size": {"type": int, "required": True},
-    "--backend": {"choices": list(BACKENDS), "required": True, "help": "resolved by the workflow"},
-    "--checkpoints": {"required": True, "help": "checkpoint folder, outside the rule's outputs"},
-    "--threads": {"type": int, "default": 0, "help": "CPU threads for torch (0: torch's default)"},
-    "--gaudi-config": {"default": str(GAUDI_CONFIG), "help": "the GaudiConfig JSON file"},
-    "--out": {"required": True},
+    **{
+        flag: TRAINING_ARGUMENTS[flag]
+        for flag in ("--backend", "--checkpoints", "--threads", "--gaudi-config", "--out")
+    },
 }
 
 

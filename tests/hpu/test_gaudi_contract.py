@@ -365,10 +365,10 @@ def test_a_fine_tuning_run_goes_through_gaudi_trainer_with_one_shape(tiny_data, 
     model = save_tiny_model(tiny_data.tokenizer, tmp_path / "model")
     job = FinetuneJob(str(tmp_path / "pairs"), "pretrained", "pretrained", model, 1, recipe, 8, "hpu",
                       str(tmp_path / "checkpoints"), on_device=False)  # fmt: skip
-    built = []
+    built, build = [], finetune_train.build_trainer
 
     def build_trainer(*args, **kwargs):
-        built.append(finetune_train.build_trainer(*args, **kwargs))
+        built.append(build(*args, **kwargs))
         return built[-1]
 
     monkeypatch.setattr(finetune_train, "build_trainer", build_trainer)

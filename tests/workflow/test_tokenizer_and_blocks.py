@@ -27,7 +27,7 @@ def built(tmp_path_factory):
     config["sources"][1]["paths"].append("corpus/copy.jsonl")
     (workdir / "corpus").mkdir(exist_ok=True)
     (workdir / "corpus/copy.jsonl").write_text(json.dumps({"text": (workdir / "corpus/texts/doc-00.txt").read_text()}))
-    snakemake(workdir, config=config)
+    snakemake(workdir, "results/dataset/manifest.json", config=config)
     return workdir
 
 

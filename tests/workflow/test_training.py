@@ -53,7 +53,10 @@ def test_evaluation_beats_chance_and_is_repeatable(trained):
 def test_training_settings_rerun_no_data_rule(trained):
     changed = training_config(trained, pretrain={"learning_rate": 0.004})
     report = {"plot_training": 1, "report_summary": 1, "model_card": 1}
-    assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1, "fill_mask_probes": 1, "pretrain": 1, **report}
+    finetuning = {"finetune": 4, "summarize_finetune": 1, "plot_downstream": 1}  # pretrained and random, 2 seeds
+    assert planned_jobs(trained, changed) == {
+        "all": 1, "evaluate": 1, "fill_mask_probes": 1, "pretrain": 1, **report, **finetuning
+    }  # fmt: skip
     changed = training_config(trained, evaluate={"seed": 7})
     assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1, **report}
 
