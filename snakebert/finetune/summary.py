@@ -23,6 +23,13 @@ def _summarised(runs: list[dict], task: dict) -> dict:
     return {metric: spread([run[split][metric] for run in runs]) for metric in task["metrics"]}
 
 
+def _one_class_runs(runs: list[dict], task: dict) -> int | None:
+    """How many runs answer one class to every example of the reported split (a collapsed classifier)."""
+    if task["labels"] is None or any("classes_predicted" not in run for run in runs):
+        return None
+    return sum(run["classes_predicted"][task["reported_split"]] == 1 for run in runs)
+
+
 def _gain(models: dict, task: dict) -> dict | None:
     if "pretrained" not in models or "random" not in models:
         return None
@@ -42,11 +49,14 @@ def summarize_task(task_file: str, run_files: list[str], baselines_file: str, ou
     for path in run_files:
         run = read_json(path, "fine-tuning result")
         entry = models.setdefault(run["model"], {"kind": run["kind"], "model": run["source"], "runs": []})
-        entry["runs"].append({key: run[key] for key in ("seed", "best_epoch", *SPLIT_KEYS) if key in run})
+        entry["runs"].append(
+            {key: run[key] for key in ("seed", "best_epoch", "classes_predicted", *SPLIT_KEYS) if key in run}
+        )
     for name, scored in read_json(baselines_file, "baselines file").items():
         models[name] = {"kind": "baseline", "model": None, "runs": [{"seed": None, **scored}]}
     for entry in models.values():
         entry["summary"] = _summarised(entry["runs"], task)
+        entry["one_class_runs"] = _one_class_runs(entry["runs"], task)
     summary = {
         **{key: task[key] for key in ("task", "type", "description", "problem", "labels", "main_metric", "metrics")},
         "reported_split": task["reported_split"],

@@ -71,6 +71,13 @@ def split_scores(task: dict, split: EncodedSplit, logits) -> dict:
     return scores(task["metrics"], split.labels[:count].numpy(), predicted(task, logits)[:count].numpy(), classes)
 
 
+def classes_predicted(task: dict, split: EncodedSplit, logits) -> int | None:
+    """How many classes the run predicts on `split` (1: it answers one class to everything); None for a number."""
+    if task["labels"] is None:
+        return None
+    return len(set(predicted(task, logits)[: split.count].tolist()))
+
+
 def model_digest(job: FinetuneJob) -> str:
     """What the starting point is: its folder's weights and config, or the Hub id as named."""
     folder = Path(job.model)
@@ -169,19 +176,17 @@ def finetune(job: FinetuneJob, out: str) -> dict:
     trainer = build_trainer(job, task, model, splits, folder)
     trainer.train(resume_from_checkpoint=resume)
     steps_per_epoch = len(splits["train"]) // job.recipe["batch_size"]
+    logits = {split: trainer.predict(splits[split]).predictions for split in tables if split != "train"}
     result = {
         "task": task["task"],
         "model": job.name,
         "kind": job.kind,
         "source": job.model,
         "seed": job.seed,
-        "epochs": job.recipe["epochs"],
+        "recipe": job.recipe,
         "best_epoch": best_epoch(trainer, steps_per_epoch),
-        **{
-            split: split_scores(task, splits[split], trainer.predict(splits[split]).predictions)
-            for split in tables
-            if split != "train"
-        },  # fmt: skip
+        **{split: split_scores(task, splits[split], found) for split, found in logits.items()},
+        "classes_predicted": {split: classes_predicted(task, splits[split], found) for split, found in logits.items()},
     }
     write_json(out, result)
     shutil.rmtree(folder)

@@ -43,10 +43,12 @@ def task_rows(results: dict) -> list[tuple[str, str]]:
         (f"scores on {split}", ", ".join(results["metrics"]) + " (median, min to max over seeds)"),
     ]
     for name, entry in results["models"].items():
-        details = [KIND_NAMES.get(entry["kind"])] + (
-            [f"{len(entry['runs'])} seeds"] if entry["kind"] != "baseline" else []
-        )
+        runs = len(entry["runs"])
+        details = [KIND_NAMES.get(entry["kind"]), f"{runs} seeds" if entry["kind"] != "baseline" else None]
         label = f"{name} ({', '.join(detail for detail in details if detail)})"
-        rows.append((label, ", ".join(score(entry["summary"][metric]) for metric in results["metrics"])))
+        found = ", ".join(score(entry["summary"][metric]) for metric in results["metrics"])
+        if entry["one_class_runs"]:
+            found += f"; {entry['one_class_runs']} of {runs} seeds answer one class to every example"
+        rows.append((label, found))
     rows.append(("did pretraining pay?", gain_line(results)))
     return rows

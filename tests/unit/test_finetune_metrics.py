@@ -75,13 +75,15 @@ def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(
             path = tmp_path / f"{name}-{seed}.json"
             scored = {"macro_f1": value, "accuracy": value}
             run = {"task": "party", "model": name, "kind": kind, "source": "results/model", "seed": seed,
-                   "best_epoch": 1.0, "validation": scored, "test": scored}  # fmt: skip
+                   "best_epoch": 1.0, "validation": scored, "test": scored,
+                   "classes_predicted": {"validation": 2, "test": 1 if value == 0.5 else 2}}  # fmt: skip
             path.write_text(json.dumps(run))
             runs.append(str(path))
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
     found = summarize_task(str(party / "task.json"), runs, str(baselines), str(tmp_path / "metrics.json"))
     assert list(found["models"]) == ["pretrained", "random", "majority", "tfidf"]
+    assert [found["models"][name]["one_class_runs"] for name in ("pretrained", "random", "tfidf")] == [1, 2, None]
     assert found["models"]["pretrained"]["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7, "runs": 3}
     gain = found["pretraining_gain"]
     assert gain["metric"] == "macro_f1" and gain["runs"] == 3

@@ -52,7 +52,8 @@ def test_two_runs_give_identical_results_and_leave_no_checkpoint(prepared, tmp_p
     second = finetune(job(prepared, tmp_path), str(tmp_path / "b.json"))
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     assert first == second and set(first["test"]) == {"macro_f1", "accuracy"}
-    assert 1 <= first["best_epoch"] <= 3
+    assert 1 <= first["best_epoch"] <= 3 and first["recipe"] == RECIPE
+    assert set(first["classes_predicted"]) == {"validation", "test"} and first["classes_predicted"]["test"] in (1, 2)
     assert not any((tmp_path / "checkpoints").glob("*/checkpoint-*"))
 
 
