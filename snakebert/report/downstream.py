@@ -1,12 +1,7 @@
 """The report's downstream results in words: per task, each model's scores on the reported split (median and
 min-max over seeds), the baselines, and the line that answers "did pretraining pay?"."""
 
-KIND_NAMES = {
-    "pretrained": "pretrained",
-    "random_init": "random init",
-    "reference": "reference",
-    "baseline": "baseline",
-}
+KIND_NAMES = {"random_init": "random init", "reference": "reference", "baseline": "baseline"}  # pretrained: its name
 
 
 def score(spread: dict | None) -> str:

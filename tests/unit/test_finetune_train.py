@@ -3,13 +3,16 @@ with the same result, random initialisation and reference models started as name
 cannot be used refused before any step, without output."""
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 import torch
 import transformers
 from finetune_data import number_rows, pair_rows, write_csv, write_jsonl
-from helpers import save_tiny_model
+from helpers import REPO, save_tiny_model
 from shape_log import changed_ops, training_step_shapes
 
 from snakebert.errors import DataError
@@ -113,13 +116,17 @@ def test_a_reference_model_without_a_mask_token_is_refused_before_training(prepa
     assert not (tmp_path / "o.json").exists() and not (tmp_path / "checkpoints").exists()
 
 
-def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, tmp_path, monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(DataError, match=r"finetune model 'other' 'someone/bert' could not be loaded: tried a folder"):
-        finetune(
-            job(prepared, tmp_path, kind="reference", name="other", model="someone/bert"), str(tmp_path / "o.json")
-        )
-    assert not (tmp_path / "o.json").exists()
+def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, tmp_path):
+    """scripts/finetune.py, offline from the start (no retries): exit 1, what was tried, no output."""
+    out = tmp_path / "o.json"
+    arguments = ["--task", str(prepared[2]), "--name", "other", "--kind", "reference", "--model", "someone/bert",
+                 "--seed", "1", "--recipe", json.dumps(RECIPE), "--eval-batch-size", "8", "--backend", "cpu",
+                 "--checkpoints", str(tmp_path / "checkpoints"), "--out", str(out)]  # fmt: skip
+    done = subprocess.run([sys.executable, str(REPO / "scripts/finetune.py"), *arguments], cwd=tmp_path,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 1
+    assert "error: finetune model 'other' 'someone/bert' could not be loaded: tried a folder" in done.stderr
+    assert "then the Hub id 'someone/bert'" in done.stderr and not out.exists()
 
 
 def test_every_fine_tuning_step_has_the_same_shapes(prepared, tmp_path):

@@ -121,7 +121,8 @@ def test_a_bad_finetune_config_is_refused_when_the_workflow_is_parsed(copied, se
     assert message in done.stdout + done.stderr
 
 
-def test_a_bad_task_or_model_fails_its_job_naming_it_and_leaves_no_metrics(copied):
+def test_a_bad_task_or_model_fails_its_job_naming_it_and_leaves_no_metrics(copied, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the missing model is named at once, without the Hub's retries
     tasks = [{**TASKS[0], "name": "nolabel", "label_column": "gold"}]
     done = snakemake(copied, config=with_finetune(copied, tasks=tasks, seeds=1), check=False)
     assert done.returncode != 0, done.stdout + done.stderr
