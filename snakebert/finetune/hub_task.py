@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from ..errors import DataError
+from ..errors import DataError, first_line
 from .examples import GROUP, LABEL, PAIR, TEXT, examples
 
 
@@ -66,8 +66,7 @@ def hub_split(task: dict, split: str) -> tuple[pa.Table, list[str] | None]:
     try:
         data = datasets.load_dataset(task["path"], task["config"], split=split, revision=task["revision"])
     except Exception as error:  # noqa: BLE001 - a missing folder, split or config, an unreachable Hub: one report
-        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise DataError(f"{where} could not be loaded ({type(error).__name__}: {message})") from None
+        raise DataError(f"{where} could not be loaded ({type(error).__name__}: {first_line(error)})") from None
     feature = data.features.get(task["label_column"])
     names = list(feature.names) if isinstance(feature, datasets.ClassLabel) else None
     table = data.data.table

@@ -12,6 +12,7 @@ from ..atomic import atomic_path
 from ..checksum import sha256
 from ..errors import DataError
 from ..json_files import read_json
+from ..streams import read_table
 from .examples import GROUP, LABEL
 from .splits import carve, check_splits, label_names
 from .tasks import SPLITS, read_task
@@ -36,7 +37,7 @@ def _counts(table: pa.Table, names: list[str] | None) -> dict:
 
 
 def _write(table: pa.Table, path: Path) -> None:
-    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
 
 
@@ -79,8 +80,4 @@ def prepare_task(task: dict, out: str) -> dict:
 def read_task_dir(folder: str) -> tuple[dict, dict[str, pa.Table]]:
     """What prepare_task wrote: the task description and its splits."""
     task = read_json(str(Path(folder) / TASK_FILE), "task file")
-    splits = {}
-    for split in task["splits"]:
-        with pa.memory_map(str(Path(folder) / f"{split}.arrow")) as source:
-            splits[split] = pa.ipc.open_file(source).read_all()
-    return task, splits
+    return task, {split: read_table(str(Path(folder) / f"{split}.arrow")) for split in task["splits"]}

@@ -99,21 +99,25 @@ def fingerprint_inputs(job: FinetuneJob, task: dict) -> dict:
     }
 
 
-def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: int) -> dict:
-    recipe = job.recipe
-    steps_per_epoch = train_size // recipe["batch_size"]
-    if steps_per_epoch == 0:
+def steps_per_epoch(job: FinetuneJob, task: dict, train_size: int) -> int:
+    steps = train_size // job.recipe["batch_size"]
+    if steps == 0:
         raise DataError(
             f"finetune task {task['task']!r}: train holds {train_size} examples, fewer than one batch of "
-            f"{recipe['batch_size']} (set the task's recipe.batch_size lower)"
+            f"{job.recipe['batch_size']} (set the task's recipe.batch_size lower)"
         )
+    return steps
+
+
+def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: int) -> dict:
+    recipe = job.recipe
     return {
         "output_dir": str(folder),
         "num_train_epochs": recipe["epochs"],
         "per_device_train_batch_size": recipe["batch_size"],
         "per_device_eval_batch_size": job.eval_batch_size,
         "learning_rate": recipe["learning_rate"],
-        "warmup_steps": math.ceil(recipe["warmup_ratio"] * steps_per_epoch * recipe["epochs"]),
+        "warmup_steps": math.ceil(recipe["warmup_ratio"] * steps_per_epoch(job, task, train_size) * recipe["epochs"]),
         "weight_decay": recipe["weight_decay"],
         "lr_scheduler_type": "linear",
         "eval_strategy": "epoch",
@@ -175,7 +179,6 @@ def finetune(job: FinetuneJob, out: str) -> dict:
     resume = resume_point(job.checkpoints, inputs, print)
     trainer = build_trainer(job, task, model, splits, folder)
     trainer.train(resume_from_checkpoint=resume)
-    steps_per_epoch = len(splits["train"]) // job.recipe["batch_size"]
     logits = {split: trainer.predict(splits[split]).predictions for split in tables if split != "train"}
     result = {
         "task": task["task"],
@@ -184,7 +187,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         "source": job.model,
         "seed": job.seed,
         "recipe": job.recipe,
-        "best_epoch": best_epoch(trainer, steps_per_epoch),
+        "best_epoch": best_epoch(trainer, steps_per_epoch(job, task, len(splits["train"]))),
         **{split: split_scores(task, splits[split], found) for split, found in logits.items()},
         "classes_predicted": {split: classes_predicted(task, splits[split], found) for split, found in logits.items()},
     }
