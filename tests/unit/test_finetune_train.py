@@ -64,8 +64,22 @@ class Killed(Exception):
     """Stands in for a kill right after a checkpoint is written (tests only)."""
 
 
+def counting_steps(monkeypatch) -> list[int]:
+    """A spy on the trainer's training step: the list grows by one per step taken."""
+    taken, step = [], transformers.Trainer.training_step
+
+    def counted(self, *args, **kwargs):
+        taken.append(1)
+        return step(self, *args, **kwargs)
+
+    monkeypatch.setattr(transformers.Trainer, "training_step", counted)
+    return taken
+
+
 def test_a_run_killed_after_a_checkpoint_resumes_to_the_same_result(prepared, tmp_path, monkeypatch, capsys):
+    steps = counting_steps(monkeypatch)
     whole = finetune(job(prepared, tmp_path, checkpoints=str(tmp_path / "whole")), str(tmp_path / "whole.json"))
+    whole_steps = len(steps)
     save = transformers.Trainer._save_checkpoint
 
     def save_then_die(self, *args, **kwargs):
@@ -78,8 +92,10 @@ def test_a_run_killed_after_a_checkpoint_resumes_to_the_same_result(prepared, tm
     assert not (tmp_path / "resumed.json").exists()
     assert len(list((tmp_path / "checkpoints").glob("*/checkpoint-*"))) == 1
     monkeypatch.setattr(transformers.Trainer, "_save_checkpoint", save)
+    resumed_steps = counting_steps(monkeypatch)
     resumed = finetune(job(prepared, tmp_path), str(tmp_path / "resumed.json"))
     assert "resuming from" in capsys.readouterr().out
+    assert len(resumed_steps) == whole_steps * 2 // 3  # the first of 3 epochs came from the checkpoint
     assert resumed == whole
 
 
