@@ -32,6 +32,7 @@ from transformers import BertConfig, BertForMaskedLM, Trainer, TrainingArguments
 from snakebert.config_defaults import schema_defaults  # noqa: E402
 from snakebert.training.masking import IGNORED, mask_blocks, predictions_per_block  # noqa: E402
 from snakebert.training.model import BertForMaskedPositions  # noqa: E402
+from snakebert.training.phases import plan_phases  # noqa: E402
 from snakebert.training.trainers import build_trainer  # noqa: E402
 
 BERT_BASE = {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072}
@@ -89,7 +90,9 @@ def trainer_for(name: str, config: BertConfig, data: MaskedBlocks, args) -> Trai
     if name == "ours":
         backend = "cuda" if args.device == "cuda" else "cpu"
         validation = Subset(items, range(args.batch))  # evaluated once, after the timed steps
-        return build_trainer(backend, pipeline_settings(args), output_dir, BertForMaskedPositions(config), None,
+        settings = pipeline_settings(args)
+        phase = plan_phases(settings, args.seq)[0]
+        return build_trainer(backend, settings, phase, output_dir, BertForMaskedPositions(config), (None, None),
                              items, validation)  # fmt: skip
     arguments = TrainingArguments(
         output_dir=output_dir, max_steps=args.steps, per_device_train_batch_size=args.batch,

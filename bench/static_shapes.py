@@ -44,6 +44,7 @@ from snakebert.training.blocks import BlockDataset  # noqa: E402
 from snakebert.training.evaluate import evaluate  # noqa: E402
 from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
 from snakebert.training.model import BertForMaskedPositions, bert_config, save_as_bert  # noqa: E402
+from snakebert.training.phases import plan_phases  # noqa: E402
 from snakebert.training.trainers import build_trainer  # noqa: E402
 
 PROBABILITY = 0.15
@@ -133,7 +134,8 @@ def trainer_for(path: str, tokenizer, train, validation, settings: dict, output_
         model, collator = BertForMaskedPositions(config), BlockCollator(tokenizer, k, settings["seed"])
     else:
         model, collator = OldModel(config), OldCollator(tokenizer, settings["mlm_probability"])
-    return build_trainer("cpu", settings, output_dir, model, collator, train, validation)
+    phase = plan_phases(settings, train.block_size)[0]
+    return build_trainer("cpu", settings, phase, output_dir, model, (collator, collator), train, validation)
 
 
 def training_settings(manifest: str, steps: int, seed: int) -> dict:

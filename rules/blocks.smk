@@ -24,18 +24,18 @@ rule pack_shard:
     input:
         "results/tokens/{source}/{shard}.arrow",
     output:
-        blocks="results/blocks/{source}/{shard}.arrow",
-        stats="results/blocks/{source}/{shard}.json",
+        blocks="results/{packing}/{source}/{shard}.arrow",
+        stats="results/{packing}/{source}/{shard}.json",
     log:
-        "logs/pack_shard/{source}/{shard}.log",
+        "logs/pack_shard/{packing}/{source}/{shard}.log",
     benchmark:
-        "benchmarks/pack_shard/{source}/{shard}.tsv"
+        "benchmarks/pack_shard/{packing}/{source}/{shard}.tsv"
     conda:
         "../envs/pipeline.yaml"
     params:
         script=script("pack_shard.py"),
         code=code("pack_shard.py"),
-        block_size=config["data"]["block_size"],
+        block_size=packing_block_size,
     shell:
         "python {params.script} --block-size {params.block_size} --out {output.blocks} --stats {output.stats}"
         " {input} > {log} 2>&1"

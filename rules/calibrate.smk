@@ -17,6 +17,7 @@ rule calibrate:
     shell:
         "{params.launch} {params.script} --backend {params.backend} --world-size {params.world_size}"
         " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model:q}"
-        " --settings {params.settings:q} --checkpoints {params.checkpoints} --gaudi-config {input.gaudi_config:q}"
+        " --settings {params.settings:q} --evaluation {params.evaluation:q} --checkpoints {params.checkpoints}"
+        " --gaudi-config {input.gaudi_config:q}"
         " --threads {threads} --out {output} --nodes {params.nodes} --calibration {params.calibration:q}"
         " > {log} 2>&1"

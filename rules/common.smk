@@ -20,6 +20,9 @@ from snakebert.finetune import plan as finetune_plan
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
 from snakebert.training.backends import BACKENDS, device_count, resolve_backend
+from snakebert.training.job import evaluation_masking
+from snakebert.training.phases import config_problems as phase_problems
+from snakebert.training.phases import packing_sizes
 from snakebert.training.probes import prompt_problems
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
@@ -28,6 +31,7 @@ DEVICE_RESOURCES = {backend.resource: 0 for backend in BACKENDS.values() if back
 
 
 wildcard_constraints:
+    packing=r"blocks(-[0-9]+)?",
     source=r"[A-Za-z0-9][A-Za-z0-9_-]*",
     shard=r"shard-\d{5}",
 
@@ -47,6 +51,9 @@ def check_config():
     for key in non_finite(config):
         raise WorkflowError(f"config {key}: a finite number is needed")
     for problem in prompt_problems(config["evaluate"]["probes"]):
+        raise WorkflowError(problem)
+    max_positions = config["model"]["max_position_embeddings"]
+    for problem in phase_problems(config["pretrain"], config["data"]["block_size"], max_positions):
         raise WorkflowError(problem)
     for problem in finetune_plan.config_problems(config["finetune"], config["model"]["max_position_embeddings"]):
         raise WorkflowError(problem)
@@ -144,14 +151,35 @@ def probe_results():
 
 
 def masking_json(wildcards):
-    """Training's masking settings, which evaluation masks with too."""
-    return json.dumps({key: config["pretrain"][key] for key in ("mlm_probability", "max_predictions")})
+    """The masking of every MLM evaluation (`evaluate`), whatever training's phases and mask rate."""
+    return json.dumps(evaluation_masking(config["evaluate"]))
 
 
 def data_config_digest(wildcards):
     """A digest of the config sections that shape the data set, which the manifest records."""
     sections = json.dumps({section: config[section] for section in DATA_SECTIONS}, sort_keys=True)
     return hashlib.sha256(sections.encode()).hexdigest()
+
+
+PHASE_SIZES = packing_sizes(config["pretrain"], config["data"]["block_size"])
+
+
+def packing_block_size(wildcards):
+    """The block size of a packing folder: results/blocks is data.block_size, results/blocks-N is N (a phase's)."""
+    name = wildcards.packing
+    return int(name.removeprefix("blocks-")) if name != "blocks" else config["data"]["block_size"]
+
+
+def phase_packings(suffix):
+    """The block files (`arrow`) or their stats (`json`) of every phase packing, size by size, in corpus order."""
+    return [
+        path for size in PHASE_SIZES for path in corpus_shards(f"results/blocks-{size}/{{source}}/{{shard}}.{suffix}")
+    ]
+
+
+def phase_block_sizes(wildcards):
+    """The block sizes of the phase packings, as build_manifest's arguments."""
+    return " ".join(map(str, PHASE_SIZES))
 
 
 def rule_devices(resources):
@@ -214,6 +242,7 @@ def training_inputs():
         "manifest": "results/dataset/manifest.json",
         "tokenizer": "results/tokenizer",
         "blocks": corpus_shards("results/blocks/{source}/{shard}.arrow"),
+        "phase_blocks": phase_packings("arrow"),
         "gaudi_config": GAUDI_CONFIG,
     }
 
@@ -229,6 +258,7 @@ def training_params(name, checkpoints):
         "code": code(name),
         "model": config_json("model"),
         "settings": config_json("pretrain"),
+        "evaluation": masking_json,
         "checkpoints": checkpoints,
     }
 

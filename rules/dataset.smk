@@ -6,6 +6,8 @@ rule build_manifest:
         token_stats=corpus_shards("results/tokens/{source}/{shard}.json"),
         blocks=corpus_shards("results/blocks/{source}/{shard}.arrow"),
         block_stats=corpus_shards("results/blocks/{source}/{shard}.json"),
+        phase_blocks=phase_packings("arrow"),
+        phase_block_stats=phase_packings("json"),
     output:
         "results/dataset/manifest.json",
     log:
@@ -17,7 +19,9 @@ rule build_manifest:
         code=code("build_manifest.py"),
         data=config_json("data"),
         config_digest=data_config_digest,
+        phase_sizes=phase_block_sizes,
     shell:
         "python {params.script} --data {params.data:q} --config-digest {params.config_digest} --tokenizer {input.tokenizer}"
         " --raw {input.raw:q} --raw-stats {input.raw_stats:q} --token-stats {input.token_stats:q}"
-        " --blocks {input.blocks:q} --block-stats {input.block_stats:q} --out {output} 2> {log}"
+        " --blocks {input.blocks:q} --block-stats {input.block_stats:q} --phase-sizes {params.phase_sizes}"
+        " --phase-blocks {input.phase_blocks:q} --phase-block-stats {input.phase_block_stats:q} --out {output} 2> {log}"

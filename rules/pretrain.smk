@@ -17,7 +17,8 @@ rule pretrain:
     shell:
         "{params.launch} {params.script} --backend {params.backend} --world-size {params.world_size}"
         " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model:q}"
-        " --settings {params.settings:q} --checkpoints {params.checkpoints} --gaudi-config {input.gaudi_config:q}"
+        " --settings {params.settings:q} --evaluation {params.evaluation:q} --checkpoints {params.checkpoints}"
+        " --gaudi-config {input.gaudi_config:q}"
         " --threads {threads} --out {output} > {log} 2>&1"
 
 

@@ -21,10 +21,18 @@ def main() -> None:
     parser.add_argument("--token-stats", nargs="+", required=True)
     parser.add_argument("--blocks", nargs="+", required=True)
     parser.add_argument("--block-stats", nargs="+", required=True)
+    parser.add_argument("--phase-sizes", nargs="*", type=int, default=[], help="the phases' other block sizes")
+    parser.add_argument("--phase-blocks", nargs="*", default=[], help="their block files, size by size")
+    parser.add_argument("--phase-block-stats", nargs="*", default=[])
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     shards = list(zip(args.raw, args.raw_stats, args.token_stats, args.blocks, args.block_stats, strict=True))
-    manifest = build_manifest(shards, args.tokenizer, json.loads(args.data), args.config_digest, args.out)
+    packed = list(zip(args.phase_blocks, args.phase_block_stats, strict=True))
+    packings = {
+        size: packed[index * len(shards) : (index + 1) * len(shards)] for index, size in enumerate(args.phase_sizes)
+    }
+    data = json.loads(args.data)
+    manifest = build_manifest(shards, args.tokenizer, data, args.config_digest, args.out, packings)
     write_manifest(manifest, args.out)
 
 

@@ -98,9 +98,13 @@ def training_config(workdir: Path, **overrides) -> dict:
     return config
 
 
+PHASE_BLOCK_SIZE = 8  # the tiny data set's second packing, for a first phase of shorter blocks
+
+
 def build_tiny_data(root: Path) -> SimpleNamespace:
     """Two shards of the tiny corpus through the data half, as its jobs call the library (no workflow run), laid
-    out as the workflow's results/ with tiny-data.yaml's settings: blocks of 16 tokens, vocabulary 200."""
+    out as the workflow's results/ with tiny-data.yaml's settings: blocks of 16 tokens, vocabulary 200, and the
+    same tokens packed in blocks of 8 (results/blocks-8)."""
     settings = {section: {**schema_defaults(section), **TEST_CONFIG[section]} for section in TEST_CONFIG}
     source = {"name": "texts", "type": "files", "paths": ["corpus/*.txt"], "format": "text", "text_column": "text"}
     files = [str(path) for path in write_text_corpus(root / "corpus")]
@@ -114,13 +118,19 @@ def build_tiny_data(root: Path) -> SimpleNamespace:
     find_duplicates(arrow["raw"], duplicates, enabled=settings["clean"]["dedup"])
     tokenizer = str(root / "results/tokenizer")
     train_tokenizer(arrow["raw"], stats["raw"], duplicates, settings["tokenizer"], tokenizer)
+    phase_packing = []
     for index in (0, 1):
         tokenize_shard(arrow["raw"][index], tokenizer, duplicates, arrow["tokens"][index], stats["tokens"][index])
         block_size = settings["data"]["block_size"]
         pack_shard(arrow["tokens"][index], block_size, arrow["blocks"][index], stats["blocks"][index])
+        phase_blocks = root / "results" / f"blocks-{PHASE_BLOCK_SIZE}" / "texts" / f"shard-0000{index}"
+        phase_packing.append((f"{phase_blocks}.arrow", f"{phase_blocks}.json"))
+        pack_shard(arrow["tokens"][index], PHASE_BLOCK_SIZE, *phase_packing[-1])
     manifest = root / "results/dataset/manifest.json"
     shards = zip(arrow["raw"], stats["raw"], stats["tokens"], arrow["blocks"], stats["blocks"], strict=True)
-    write_manifest(build_manifest(list(shards), tokenizer, settings["data"], "tiny", str(manifest)), str(manifest))
+    packings = {PHASE_BLOCK_SIZE: phase_packing}
+    built = build_manifest(list(shards), tokenizer, settings["data"], "tiny", str(manifest), packings)
+    write_manifest(built, str(manifest))
     return SimpleNamespace(root=root, manifest=manifest, tokenizer=Path(tokenizer))
 
 

@@ -2,7 +2,8 @@
 This module alone writes and reads it.
 
 It holds the block format (block_size, column, dtype, vocab_size, the special token ids), how the blocks were
-packed, each shard's counts and SHA-256 (aggregated from the stats the ingest, tokenize and pack jobs wrote beside
+packed, each shard's counts and SHA-256, the packings of the same tokens at the other block sizes that training's
+phases read (each shard's blocks and SHA-256) (aggregated from the stats the ingest, tokenize and pack jobs wrote beside
 their outputs, nothing recomputed), the validation split, the shuffle seed, and the provenance: the versions of the
 libraries that made the data, the project's commit and a digest of the config sections that shaped it."""
 
@@ -20,7 +21,7 @@ from ..atomic import write_json
 from ..errors import DataError
 from ..json_files import read_json
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 PACKING = {  # how pack_shard made the blocks
     "documents": "whole",  # every document as the tokenizer encodes it, [CLS] ... [SEP], never truncated
     "order": "corpus",  # concatenated in corpus order within each shard; blocks never span two shards
@@ -42,6 +43,47 @@ def validation_ranges(blocks: list[int], fraction: float, seed: int) -> list[dic
             start = int(np.random.default_rng([seed, index]).integers(0, count - size + 1))
             ranges.append({"shard": index, "start": start, "stop": start + size})
     return ranges
+
+
+def packing_shards(manifest: dict, block_size: int) -> list[dict]:
+    """The shards of the packing of `block_size` (the data set's own, or one of `packings`)."""
+    if block_size == manifest["block_size"]:
+        return manifest["shards"]
+    for packing in manifest["packings"]:
+        if packing["block_size"] == block_size:
+            return packing["shards"]
+    raise DataError(f"the manifest has no packing of {block_size}-token blocks; rerun the workflow to pack them")
+
+
+def held_out(manifest: dict, block_size: int) -> np.ndarray:
+    """Per block of the packing of `block_size` (shards in manifest order), whether it holds a token of the
+    validation split: the split is drawn in blocks of the data set's size, and every packing leaves out of
+    training each block that overlaps it."""
+    counts = [shard["blocks"] for shard in packing_shards(manifest, block_size)]
+    starts = np.cumsum([0] + counts)
+    mask = np.zeros(starts[-1], dtype=bool)
+    size = manifest["block_size"]
+    for run in manifest["split"]["validation"]:
+        first = run["start"] * size // block_size
+        stop = min(-(-run["stop"] * size // block_size), counts[run["shard"]])
+        mask[starts[run["shard"]] + first : starts[run["shard"]] + stop] = True
+    return mask
+
+
+def packing_entry(block_size: int, files: list[tuple[str, str]], tokens: list[int], folder: str) -> dict:
+    """The manifest's line of the packing of `block_size`: per shard (block file, its stats), whose token counts
+    must be the data set's `tokens`."""
+    shards = []
+    for (blocks, stats), expected in zip(files, tokens, strict=True):
+        packed = read_json(stats)
+        if packed["tokens"] != expected:
+            raise DataError(
+                f"{stats}: packed {packed['tokens']} tokens, the data set's shard has {expected}: the two are from "
+                "different runs; delete it and rerun to rebuild it"
+            )
+        shard = {key: packed[key] for key in ("blocks", "dropped_tokens", "sha256")}
+        shards.append({"path": os.path.relpath(blocks, folder), **shard})
+    return {"block_size": block_size, "shards": shards, "blocks": sum(shard["blocks"] for shard in shards)}
 
 
 def special_ids(tokenizer_dir: str) -> dict[str, int]:
@@ -95,9 +137,17 @@ def shard_entry(raw: str, raw_stats: str, token_stats: str, blocks: str, block_s
     }
 
 
-def build_manifest(shards: list[tuple[str, ...]], tokenizer_dir: str, data: dict, config_digest: str, out: str) -> dict:
+def build_manifest(
+    shards: list[tuple[str, ...]],
+    tokenizer_dir: str,
+    data: dict,
+    config_digest: str,
+    out: str,
+    packings: dict[int, list[tuple[str, str]]] | None = None,
+) -> dict:
     """The manifest to be written to `out`. `shards`: per shard, in corpus order, (text shard, its stats, token
-    stats, block file, block stats). Shard paths are relative to the manifest's folder, so results/ can move."""
+    stats, block file, block stats); `packings`: per other block size, per shard, (block file, block stats). Shard
+    paths are relative to the manifest's folder, so results/ can move."""
     entries = [shard_entry(*shard, os.path.dirname(out)) for shard in shards]
     vocab_sizes = {entry.pop("vocab_size") for entry in entries}
     totals = {key: sum(entry[key] for entry in entries) for key in COUNTS}
@@ -113,7 +163,8 @@ def build_manifest(shards: list[tuple[str, ...]], tokenizer_dir: str, data: dict
             f"round(blocks x fraction) is 0 in every shard (the largest has {largest} blocks); training evaluates "
             f"on them, so raise it to at least {1 / largest:.3g}"
         )
-    return {
+    tokens = [entry["tokens"] for entry in entries]
+    manifest = {
         "block_size": data["block_size"],
         "vocab_size": vocab_sizes.pop(),
         "dtype": "uint16",
@@ -136,6 +187,12 @@ def build_manifest(shards: list[tuple[str, ...]], tokenizer_dir: str, data: dict
             "config_digest": config_digest,
         },
     }
+    manifest["packings"] = []
+    for size, files in sorted((packings or {}).items()):
+        packing = packing_entry(size, files, tokens, os.path.dirname(out))
+        manifest["packings"].append(packing)
+        packing["train_blocks"] = int((~held_out(manifest, size)).sum())
+    return manifest
 
 
 def write_manifest(manifest: dict, out: str) -> None:
@@ -154,12 +211,13 @@ def read_manifest(path: str) -> dict:
     return manifest
 
 
-def block_ids(batch, path, manifest: dict):
-    """The flat token ids of a record batch of blocks, refused (naming `path`) unless their block size and dtype are
-    the manifest's."""
+def block_ids(batch, path, manifest: dict, block_size: int | None = None):
+    """The flat token ids of a record batch of blocks, refused (naming `path`) unless their block size (the
+    manifest's, or the packing's `block_size`) and dtype are the manifest's."""
     blocks = batch.column(manifest["column"])
-    if blocks.type.list_size != manifest["block_size"]:
-        raise DataError(f"{path}: blocks of {blocks.type.list_size} tokens, the manifest says {manifest['block_size']}")
+    expected = block_size or manifest["block_size"]
+    if blocks.type.list_size != expected:
+        raise DataError(f"{path}: blocks of {blocks.type.list_size} tokens, the manifest says {expected}")
     if blocks.type.value_type != pa.from_numpy_dtype(np.dtype(manifest["dtype"])):
         raise DataError(f"{path}: token ids of type {blocks.type.value_type}, the manifest says {manifest['dtype']}")
     return blocks.flatten()

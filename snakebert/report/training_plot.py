@@ -1,4 +1,5 @@
-"""The report's training curves: training and held-out loss by step, and the learning rate and gradient norm."""
+"""The report's training curves: training and held-out loss by step, and the learning rate and gradient norm, with
+the boundaries of the sequence-length phases marked."""
 
 import json
 from pathlib import Path
@@ -19,9 +20,22 @@ def plot_training(model_dir: str, eval_metrics: str, out: str) -> None:
     if not steps:
         raise DataError(f"{history_path}: no training loss was logged (pretrain.logging_steps above max_steps?)")
     held_out = json.loads(Path(eval_metrics).read_text())
+    phases = json.loads((Path(model_dir) / "training_metrics.json").read_text()).get("phases", [])
     fig, (loss, schedule) = figure(2)
+    for phase in phases[1:]:  # each boundary, on both plots
+        for axes in (loss, schedule):
+            axes.axvline(phase["first_step"] - 1, color="C7", linestyle="--", linewidth=0.8)
+        loss.annotate(
+            f" phase {phase['phase']}: {phase['block_size']}-token blocks",
+            (phase["first_step"] - 1, 1),
+            xycoords=("data", "axes fraction"),
+            va="top",
+            fontsize="small",
+        )
 
-    loss.plot(steps, losses, color="C0", label="training")
+    loss.plot(
+        steps, losses, color="C0", label="training (each phase's blocks and masking)" if phases[1:] else "training"
+    )
     loss.plot(*series(history, "eval_loss"), "o-", color="C1", label="validation, during training")
     loss.axhline(held_out["mlm_loss"], color="C3", linestyle=":", label=f"evaluation: {held_out['mlm_loss']:.3f}")
     loss.set(title="Masked language modelling loss", xlabel="step", ylabel="loss (nats per masked token)")

@@ -1,5 +1,6 @@
-"""The packed blocks of the manifest as a map-style dataset (memory-mapped uint16 rows, train or validation) and
-the training order: a permutation of the train blocks that is a pure function of (shuffle seed, epoch)."""
+"""The packed blocks of the manifest as a map-style dataset (memory-mapped uint16 rows, train or validation, of
+the data set's block size or of a phase's packing) and the training order: a permutation of the train blocks that
+is a pure function of (shuffle seed, epoch)."""
 
 from pathlib import Path
 
@@ -7,26 +8,24 @@ import numpy as np
 import pyarrow as pa
 from torch.utils.data import Sampler
 
-from ..data.manifest import block_ids, read_manifest
+from ..data.manifest import block_ids, held_out, packing_shards, read_manifest
 
 
-def _shard_rows(path: str, manifest: dict) -> list[np.ndarray]:
+def _shard_rows(path: str, manifest: dict, block_size: int) -> list[np.ndarray]:
     """The blocks of one shard as zero-copy (rows, block_size) views of the manifest's column and dtype, one per
     record batch."""
     source = pa.memory_map(path)
     views = []
     for batch in pa.ipc.open_stream(source):
-        views.append(block_ids(batch, path, manifest).to_numpy().reshape(-1, manifest["block_size"]))
+        views.append(block_ids(batch, path, manifest, block_size).to_numpy().reshape(-1, block_size))
     return views
 
 
-def split_indices(manifest: dict, split: str) -> np.ndarray:
-    """Global block numbers (shards in manifest order) of the `train` or `validation` split."""
-    starts = np.cumsum([0] + [shard["blocks"] for shard in manifest["shards"]])
-    held_out = np.zeros(starts[-1], dtype=bool)
-    for run in manifest["split"]["validation"]:
-        held_out[starts[run["shard"]] + run["start"] : starts[run["shard"]] + run["stop"]] = True
-    return np.flatnonzero(held_out if split == "validation" else ~held_out)
+def split_indices(manifest: dict, split: str, block_size: int | None = None) -> np.ndarray:
+    """Global block numbers (shards in manifest order) of the `train` or `validation` split of the packing of
+    `block_size` (default: the data set's)."""
+    validation = held_out(manifest, block_size or manifest["block_size"])
+    return np.flatnonzero(validation if split == "validation" else ~validation)
 
 
 class BlockDataset:
@@ -34,16 +33,16 @@ class BlockDataset:
     `block_size` token ids (no copy until batching), "block": its global block number, "epoch": epoch (0 for
     a plain index)}: what the collator needs to mask it as a pure function of the block and the epoch."""
 
-    def __init__(self, manifest_path: str, split: str, limit: int | None = None) -> None:
+    def __init__(self, manifest_path: str, split: str, limit: int | None = None, block_size: int | None = None) -> None:
         manifest = read_manifest(manifest_path)
-        self.block_size = manifest["block_size"]
+        self.block_size = block_size or manifest["block_size"]
         self.views = [
             view
-            for shard in manifest["shards"]
-            for view in _shard_rows(str(Path(manifest_path).parent / shard["path"]), manifest)
+            for shard in packing_shards(manifest, self.block_size)
+            for view in _shard_rows(str(Path(manifest_path).parent / shard["path"]), manifest, self.block_size)
         ]
         self.view_starts = np.cumsum([0] + [len(view) for view in self.views])
-        self.indices = split_indices(manifest, split)[:limit]
+        self.indices = split_indices(manifest, split, self.block_size)[:limit]
 
     def __len__(self) -> int:
         return len(self.indices)

@@ -1,8 +1,9 @@
 """The time and cost of a pretraining run, known before it starts: a short burst of real training steps with the
 run's launcher, model, data and settings, timed after a warm-up, and projected to `pretrain.max_steps`.
 
-The burst trains `warmup_steps` (graph compilation, caches), evaluates once (the evaluation's own warm-up), then
-trains `steps` more, and evaluates and saves a checkpoint once each (the checkpoint is then deleted). The clock is
+Each phase gets a burst of its own (its block size and batch are other graphs): it trains `warmup_steps` (graph
+compilation, caches), evaluates once (the evaluation's own warm-up), then trains `steps` more, and evaluates and
+saves a checkpoint once each (the checkpoint is then deleted). The run's projection adds up its phases'. The clock is
 read after the device finished its queued work, so that lazy or asynchronous devices are timed when they are done,
 not when work was queued."""
 
@@ -16,8 +17,10 @@ import torch
 from transformers import TrainerCallback
 
 from ..atomic import write_json
+from .backends import rank
 from .job import TrainingJob
-from .pretrain import prepare_run
+from .phases import Phase
+from .pretrain import phase_trainer, prepare_run
 from .trainers import global_batch_size
 
 
@@ -57,39 +60,57 @@ class BurstClock(TrainerCallback):
         self.mark("saved", args)
 
 
-def project(marks: dict, started: float, burst: dict, settings: dict, global_batch: int, nodes: int, price) -> dict:
-    """The projection of a `settings["max_steps"]` run from the burst's marks (BurstClock), `started` the time the
-    job began, `burst` its {warmup_steps, steps}; `price` per node-hour, or None."""
-    warmup, steps, max_steps = burst["warmup_steps"], burst["steps"], settings["max_steps"]
+def project(
+    marks: dict,
+    started: float,
+    burst: dict,
+    settings: dict,
+    global_batch: int,
+    nodes: int,
+    price,
+    span: tuple[int, int] | None = None,
+) -> dict:
+    """The projection of the run's steps `span` (after step first, up to step last; default: all of
+    `settings["max_steps"]`) from the burst's marks (BurstClock), `started` the time the job (or the phase) began,
+    `burst` its {warmup_steps, steps}; `price` per node-hour, or None."""
+    first, last = span or (0, settings["max_steps"])
+    warmup, steps, max_steps = burst["warmup_steps"], burst["steps"], last - first
     end = warmup + steps
     step_seconds = (marks[f"step_{end}"] - marks[f"evaluated_{warmup}"]) / steps
     evaluation_seconds = marks[f"evaluated_{end}"] - marks[f"step_{end}"]
     checkpoint_seconds = marks["saved"] - marks[f"evaluated_{end}"]
     warmup_seconds = marks[f"evaluated_{warmup}"] - marks["train_begin"]  # with the first evaluation's warm-up
-    evaluations, checkpoints = max_steps // settings["eval_steps"], max_steps // settings["save_steps"]
+    evaluations = last // settings["eval_steps"] - first // settings["eval_steps"]
+    checkpoints = last // settings["save_steps"] - first // settings["save_steps"]
     train_seconds = (
         warmup_seconds
         + max(max_steps - warmup, 0) * step_seconds
         + max(evaluations - 1, 0) * evaluation_seconds
         + checkpoints * checkpoint_seconds
     )
-    startup_seconds = marks["train_begin"] - started
-    wall_seconds = startup_seconds + train_seconds
-    hours = wall_seconds / 3600
     return {
-        "nodes": nodes,
         "global_batch_size": global_batch,
         "warmup_steps": warmup,
         "measured_steps": steps,
         "samples_per_second": global_batch / step_seconds,
         "seconds_per_step": step_seconds,
-        "startup_seconds": startup_seconds,
         "warmup_seconds": warmup_seconds,
         "seconds_per_evaluation": evaluation_seconds,
         "seconds_per_checkpoint": checkpoint_seconds,
         "max_steps": max_steps,
         "evaluations": evaluations,
         "checkpoints": checkpoints,
+        **totals(marks["train_begin"] - started, train_seconds, nodes, price),
+    }
+
+
+def totals(startup_seconds: float, train_seconds: float, nodes: int, price) -> dict:
+    """The projected time, node-hours and cost of `train_seconds` of training after `startup_seconds`."""
+    wall_seconds = startup_seconds + train_seconds
+    hours = wall_seconds / 3600
+    return {
+        "nodes": nodes,
+        "startup_seconds": startup_seconds,
         "projected_train_seconds": train_seconds,
         "projected_wall_seconds": wall_seconds,
         "projected_wall_time": str(timedelta(seconds=round(wall_seconds))),
@@ -99,26 +120,66 @@ def project(marks: dict, started: float, burst: dict, settings: dict, global_bat
     }
 
 
-def calibrate(job: TrainingJob, out: str, burst: dict, nodes: int = 1, started: float | None = None) -> dict:
-    """Run the burst of `job` and write the projection to `out` (JSON); `burst`: the `calibrate` config; `started`:
-    the job's start (time.monotonic; default now)."""
-    started = time.monotonic() if started is None else started
-    beyond = burst["warmup_steps"] + burst["steps"] + 1  # the run's own evaluations and saves never come
-    settings = {**job.settings, "max_steps": beyond - 1, "eval_steps": beyond, "save_steps": beyond}
-    run = prepare_run(replace(job, settings=settings), resume=False)
-    clock = BurstClock(burst["warmup_steps"], burst["steps"])
-    run.trainer.add_callback(clock)
-    run.trainer.train()
-    run.trainer.accelerator.wait_for_everyone()  # every rank has saved its part of the checkpoint
-    if run.trainer.is_world_process_zero():
-        shutil.rmtree(run.trainer.args.output_dir)  # the burst's checkpoint was saved to be timed, not kept
-    global_batch = global_batch_size(run.trainer.args)
-    result = {
-        "backend": job.backend,
-        "world_size": run.trainer.args.world_size,
-        **project(clock.marks, started, burst, job.settings, global_batch, nodes, burst["price_per_node_hour"]),
+def combined(phases: list[dict], nodes: int, price) -> dict:
+    """The run's projection from its phases' (with the time of the samples of each phase's steps)."""
+    steps = sum(phase["max_steps"] for phase in phases)
+    step_seconds = sum(phase["max_steps"] * phase["seconds_per_step"] for phase in phases)
+    samples = sum(phase["max_steps"] * phase["global_batch_size"] for phase in phases)
+    startup = sum(phase["startup_seconds"] for phase in phases)
+    train = sum(phase["projected_train_seconds"] for phase in phases)
+    return {
+        **phases[-1],
+        "max_steps": steps,
+        "samples_per_second": samples / step_seconds,
+        "seconds_per_step": step_seconds / steps,
+        "evaluations": sum(phase["evaluations"] for phase in phases),
+        "checkpoints": sum(phase["checkpoints"] for phase in phases),
+        **totals(startup, train, nodes, price),
+        "phases": phases,
     }
+
+
+def burst(run, phase: Phase, calibration: dict, nodes: int, started: float) -> dict:
+    """Time a burst of `phase`'s training (a run of its own: its checkpoint is deleted) and project the phase."""
+    length = calibration["warmup_steps"] + calibration["steps"]
+    beyond = length + 1  # the run's own evaluations and saves never come
+    settings = {**run.settings, "max_steps": length, "eval_steps": beyond, "save_steps": beyond}
+    trainer = phase_trainer(replace(run, settings=settings), replace(phase, start=0, steps=length))
+    clock = BurstClock(calibration["warmup_steps"], calibration["steps"])
+    trainer.add_callback(clock)
+    trainer.train()
+    trainer.accelerator.wait_for_everyone()  # every rank has saved its part of the checkpoint
+    if trainer.is_world_process_zero():
+        shutil.rmtree(trainer.args.output_dir)  # the burst's checkpoint was saved to be timed, not kept
+    price = calibration["price_per_node_hour"]
+    return {
+        "phase": phase.number,
+        "block_size": phase.block_size,
+        "backend": run.job.backend,
+        "world_size": trainer.args.world_size,
+        **project(
+            clock.marks,
+            started,
+            calibration,
+            run.settings,
+            global_batch_size(trainer.args),
+            nodes,
+            price,
+            (phase.start, phase.stop),
+        ),  # fmt: skip
+    }
+
+
+def calibrate(job: TrainingJob, out: str, calibration: dict, nodes: int = 1, started: float | None = None) -> dict:
+    """Run a burst of each phase of `job` and write the projection to `out` (JSON); `calibration`: the `calibrate`
+    config; `started`: the job's start (time.monotonic; default now)."""
+    started = time.monotonic() if started is None else started
+    run = prepare_run(job)
+    phases = []
+    for phase in run.phases:  # the first phase's start-up is the job's, a later one's its trainer's
+        phases.append(burst(run, phase, calibration, nodes, time.monotonic() if phases else started))
+    result = combined(phases, nodes, calibration["price_per_node_hour"])
     print(json.dumps(result, indent=1), flush=True)
-    if run.trainer.is_world_process_zero():
+    if rank(job.backend) == 0:
         write_json(out, result)
     return result

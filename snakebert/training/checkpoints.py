@@ -21,14 +21,15 @@ def run_directory(root: str, inputs: dict) -> Path:
     return folder
 
 
-def _step(checkpoint: Path) -> int:
-    return int(checkpoint.name.rsplit("-", 1)[1])
+def checkpoint_step(checkpoint: str | Path) -> int:
+    """The run's step at which a checkpoint folder (checkpoint-N) was saved."""
+    return int(Path(checkpoint).name.rsplit("-", 1)[1])
 
 
 def complete_checkpoints(folder: Path) -> list[Path]:
     """Checkpoints that were written to the end (the trainer state is saved last), oldest first."""
     found = [path for path in folder.glob("checkpoint-*") if (path / "trainer_state.json").exists()]
-    return sorted(found, key=_step)
+    return sorted(found, key=checkpoint_step)
 
 
 def _differences(inputs: dict, other: dict, prefix: str = "") -> list[str]:
@@ -57,13 +58,13 @@ def resume_point(root: str, inputs: dict, log) -> str | None:
         changed = _differences(inputs, recorded)
         if changed == ["world_size"] and not checkpoints:
             raise DataError(
-                f"{folder} holds this run up to step {_step(complete_checkpoints(folder)[-1])} at world size "
+                f"{folder} holds this run up to step {checkpoint_step(complete_checkpoints(folder)[-1])} at world size "
                 f"{recorded['world_size']}, and this launch has {inputs['world_size']} ranks: resume it with the "
                 "nodes and devices it had, or move that folder away to train anew at this world size"
             )
         log(f"not resuming from {folder}: it was trained with other settings ({', '.join(changed)})")
     if checkpoints:
-        log(f"resuming from {checkpoints[-1]} (step {_step(checkpoints[-1])})")
+        log(f"resuming from {checkpoints[-1]} (step {checkpoint_step(checkpoints[-1])})")
         return str(checkpoints[-1])
     log(f"no checkpoint to resume from in {own}: training from scratch")
     return None

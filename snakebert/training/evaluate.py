@@ -1,7 +1,8 @@
 """Evaluate a pretrained model on the held-out blocks: MLM loss, perplexity and masked-token accuracy.
 
-Masking is training's (k positions per block, a pure function of the seed and the block), with the evaluation's
-own seed: two evaluations of one model mask the same tokens and agree, and the loss measures what training's does.
+Masking is the evaluation's own (`evaluate.mlm_probability`, 15% by default, BERT's 80/10/10, k positions per
+block, a pure function of the seed and the block), whatever training's phases and mask rate: two evaluations of one
+model mask the same tokens and agree, and runs with other recipes compare.
 """
 
 import math
@@ -18,7 +19,7 @@ from .model import masked_logits
 
 @torch.no_grad()
 def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threads: int = 0) -> dict:
-    """`masking`: training's `mlm_probability` and `max_predictions`; `threads`: torch's CPU threads (0: its
+    """`masking`: the evaluation's `mlm_probability` and `max_predictions`; `threads`: torch's CPU threads (0: its
     default)."""
     if threads:
         torch.set_num_threads(threads)

@@ -2,9 +2,15 @@
 started by the same launcher with the same arguments, and calibrate times the job that pretrain runs."""
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..config_defaults import schema_defaults
 from .backends import BACKENDS, GAUDI_CONFIG
+
+
+def evaluation_masking(evaluate: dict) -> dict:
+    """The masking of every MLM evaluation, from the `evaluate` config: the same whatever training's phases."""
+    return {key: evaluate[key] for key in ("mlm_probability", "max_predictions")}
 
 
 @dataclass(frozen=True)
@@ -19,6 +25,7 @@ class TrainingJob:
     threads: int = 0  # torch's CPU threads (0: its default)
     gaudi_config: str = str(GAUDI_CONFIG)
     on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
+    evaluation: dict = field(default_factory=lambda: evaluation_masking(schema_defaults("evaluate")))
 
 
 # The command-line arguments of a training script: flag -> add_argument's keywords.
@@ -27,6 +34,10 @@ ARGUMENTS = {
     "--tokenizer": {"required": True},
     "--model": {"required": True, "help": "the `model` config, as JSON"},
     "--settings": {"required": True, "help": "the `pretrain` config, as JSON"},
+    "--evaluation": {
+        "default": json.dumps(evaluation_masking(schema_defaults("evaluate"))),
+        "help": "the masking of evaluations during training, as JSON (default: the `evaluate` config's default)",
+    },
     "--backend": {"choices": list(BACKENDS), "required": True, "help": "resolved by the workflow"},
     "--checkpoints": {"required": True, "help": "checkpoint folder, outside the rule's outputs"},
     "--world-size": {"type": int, "required": True, "help": "the ranks the workflow launches"},
@@ -48,4 +59,5 @@ def job_from(args) -> TrainingJob:
         world_size=args.world_size,
         threads=args.threads,
         gaudi_config=args.gaudi_config,
+        evaluation=json.loads(args.evaluation),
     )

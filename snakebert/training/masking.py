@@ -1,14 +1,16 @@
 """Masked language modelling inputs from packed blocks, with static shapes and no random-number history.
 
 Every block predicts exactly `k` positions (BERT's `max_predictions_per_seq`), chosen among its non-special
-tokens, with 80/10/10 replacement. A block's mask is a pure function of (seed, epoch, block number): the same
-block masks the same way whatever the batch, the worker or the point where a run was resumed.
+tokens, each shown as [MASK], as a random token or as itself (BERT's 80/10/10 by default). A block's mask is a
+pure function of (seed, epoch, block number): the same block masks the same way whatever the batch, the worker or
+the point where a run was resumed.
 """
 
 import numpy as np
 import torch
 
 IGNORED = -100  # the label of a padding prediction slot (a block with fewer than k maskable tokens)
+BERT_CORRUPTION = {"mask": 0.8, "random": 0.1, "keep": 0.1}  # what every MLM evaluation masks with
 
 
 def predictions_per_block(block_size: int, probability: float, max_predictions: int | None) -> int:
@@ -24,8 +26,10 @@ def mask_blocks(
     special_ids: np.ndarray,
     mask_id: int,
     vocab_size: int,
+    corruption: dict = BERT_CORRUPTION,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mask a (batch, block_size) array of token ids; `keys` holds each block's (seed, epoch, block number).
+    """Mask a (batch, block_size) array of token ids; `keys` holds each block's (seed, epoch, block number);
+    `corruption`: the fractions of predicted positions shown as `mask`, `random` token and (the rest) kept.
 
     Returns (inputs, positions, labels): positions (batch, k) ascending, labels the original ids there
     (IGNORED in slots beyond a block's maskable tokens, whose position then holds an unchanged token).
@@ -44,7 +48,8 @@ def mask_blocks(
     positions = np.sort(np.argsort(scores, axis=1, kind="stable")[:, :k], axis=1)
     original = np.take_along_axis(ids, positions, axis=1).astype(np.int64)
     asked = ~np.take_along_axis(special, positions, axis=1)
-    replacement = np.where(rolls < 0.8, mask_id, np.where(rolls < 0.9, random_ids, original))
+    masked, randomised = corruption["mask"], corruption["mask"] + corruption["random"]
+    replacement = np.where(rolls < masked, mask_id, np.where(rolls < randomised, random_ids, original))
     inputs = ids.astype(np.int64)
     np.put_along_axis(inputs, positions, np.where(asked, replacement, original), axis=1)
     return inputs, positions, np.where(asked, original, IGNORED)
@@ -55,9 +60,10 @@ class BlockCollator:
     `masked_positions` and `labels` (batch, k). Every position is a real token, so the attention mask (all ones)
     and token type ids (all zeros) are the model's defaults and not passed."""
 
-    def __init__(self, tokenizer, k: int, seed: int) -> None:
+    def __init__(self, tokenizer, k: int, seed: int, corruption: dict = BERT_CORRUPTION) -> None:
         self.k = k
         self.seed = seed
+        self.corruption = corruption
         self.special_ids = np.array(sorted(tokenizer.all_special_ids))
         self.mask_id = tokenizer.mask_token_id
         self.vocab_size = len(tokenizer)
@@ -65,7 +71,9 @@ class BlockCollator:
     def __call__(self, items: list[dict]) -> dict[str, torch.Tensor]:
         ids = np.stack([item["ids"] for item in items])
         keys = [(self.seed, item["epoch"], item["block"]) for item in items]
-        inputs, positions, labels = mask_blocks(ids, keys, self.k, self.special_ids, self.mask_id, self.vocab_size)
+        inputs, positions, labels = mask_blocks(
+            ids, keys, self.k, self.special_ids, self.mask_id, self.vocab_size, self.corruption
+        )
         return {
             "input_ids": torch.from_numpy(inputs),
             "masked_positions": torch.from_numpy(positions),

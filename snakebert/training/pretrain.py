@@ -1,5 +1,5 @@
-"""Pretrain BERT with masked language modelling on the manifest's blocks: check the data before the first step,
-resume from a matching checkpoint, log one progress line per logging step."""
+"""Pretrain BERT with masked language modelling on the manifest's blocks, phase by phase: check the data before
+the first step, resume from a matching checkpoint, log one progress line per logging step."""
 
 import hashlib
 import json
@@ -15,11 +15,12 @@ from ..atomic import atomic_path
 from ..data.manifest import data_digest, read_manifest
 from ..errors import DataError
 from .backends import rank, world_size
-from .blocks import BlockDataset
-from .checkpoints import resume_point, run_directory
+from .blocks import BlockDataset, split_indices
+from .checkpoints import checkpoint_step, resume_point, run_directory
 from .job import TrainingJob
 from .masking import BlockCollator, predictions_per_block
 from .model import BertForMaskedPositions, bert_config, save_as_bert
+from .phases import Phase, plan_phases
 from .preflight import check_splits, check_vocabulary, verify_blocks
 from .trainers import build_trainer, global_batch_size
 
@@ -55,14 +56,18 @@ def fingerprint_inputs(
     }
 
 
-def preflight(manifest_path: str, manifest: dict, vocab_size: int, batch: int, backend: str) -> None:
-    """Fail before the first step, and before any block is read: vocabulary, splits, and this process's share of
-    the block files."""
+def preflight(manifest_path: str, manifest: dict, vocab_size: int, phases: list[Phase], ranks: int, backend: str):
+    """Fail before the first step, and before any block is read: vocabulary, splits (each phase's packing against
+    its global batch), and this process's share of the block files of every packing the phases read."""
     started = time.monotonic()
     check_vocabulary(manifest_path, manifest, vocab_size)
     split = manifest["split"]
-    check_splits(manifest_path, manifest, split["train_blocks"], split["validation_blocks"], batch)
-    checked = verify_blocks(manifest_path, manifest, vocab_size, rank(backend), world_size(backend))
+    for phase in phases:
+        train_blocks = len(split_indices(manifest, "train", phase.block_size))
+        batch = phase.per_device_train_batch_size * ranks
+        check_splits(manifest_path, manifest, train_blocks, split["validation_blocks"], batch)
+    sizes = sorted({phase.block_size for phase in phases})
+    checked = verify_blocks(manifest_path, manifest, vocab_size, rank(backend), world_size(backend), sizes)
     print(
         f"verified {checked:,} bytes of blocks against the manifest's SHA-256 and the vocabulary "
         f"in {time.monotonic() - started:.1f} s"
@@ -96,41 +101,72 @@ def weights_digest(model) -> str:
     return digest.hexdigest()
 
 
-def summary(trainer, result, block_size: int, backend: str, resumed_from: str | None) -> dict:
+def phase_record(phase: Phase, trainer, result) -> dict:
+    """What training_metrics.json says of one phase; `result` None for a phase done before this job started."""
+    record = {
+        "phase": phase.number,
+        "block_size": phase.block_size,
+        "first_step": phase.start + 1,
+        "last_step": phase.stop,
+        "global_batch_size": global_batch_size(trainer.args) if trainer else None,
+        "predictions_per_block": phase.predictions,
+        "peak_learning_rate": phase.learning_rate,
+        "trained_here": result is not None,
+    }
+    if result is not None:
+        samples_per_second = result.metrics["train_samples_per_second"]
+        record |= {
+            "train_runtime": result.metrics["train_runtime"],
+            "train_samples_per_second": samples_per_second,
+            "train_tokens_per_second": samples_per_second * phase.block_size,
+        }
+    return record
+
+
+def summary(trainer, phases: list[dict], backend: str, resumed_from: str | None) -> dict:
+    """training_metrics.json: the run's totals over the phases this job trained, and each phase's record."""
     history = trainer.state.log_history
     losses = [entry["loss"] for entry in history if "loss" in entry]
     evals = [entry["eval_loss"] for entry in history if "eval_loss" in entry]
-    samples_per_second = result.metrics["train_samples_per_second"]
+    trained = [phase for phase in phases if phase["trained_here"]]
+    runtime = sum(phase["train_runtime"] for phase in trained)
+    samples = sum(phase["train_samples_per_second"] * phase["train_runtime"] for phase in trained)
+    tokens = sum(phase["train_tokens_per_second"] * phase["train_runtime"] for phase in trained)
     return {
         "backend": backend,
         "world_size": trainer.args.world_size,
         "global_batch_size": global_batch_size(trainer.args),
         "steps": trainer.state.global_step,
         "resumed_from": resumed_from,
-        "train_runtime": result.metrics["train_runtime"],
-        "train_samples_per_second": samples_per_second,
-        "train_tokens_per_second": samples_per_second * block_size,
+        "train_runtime": runtime,
+        "train_samples_per_second": samples / max(runtime, 1e-9),
+        "train_tokens_per_second": tokens / max(runtime, 1e-9),
         "initial_loss": losses[0] if losses else None,
         "final_loss": losses[-1] if losses else None,
         "final_eval_loss": evals[-1] if evals else None,
+        "phases": phases,
     }
 
 
 @dataclass
 class Run:
-    """A trainer ready to train, with what the caller reports from."""
+    """What every phase of a run trains with, checked before the first step."""
 
-    trainer: object
-    train: BlockDataset
+    job: TrainingJob
+    settings: dict  # the job's, with the data set's shuffle seed
+    phases: list[Phase]
     tokenizer: object
+    config: BertConfig
+    validation: BlockDataset
+    eval_collator: BlockCollator
+    folder: Path  # the fingerprint's checkpoint folder
+    inputs: dict  # what the fingerprint is made of
     place: str  # "rank r of n"
-    resume: str | None
 
 
-def prepare_run(job: TrainingJob, resume: bool = True) -> Run:
-    """Check the data, the launch and the checkpoints before the first step, and build the trainer; `resume`: from
-    the newest checkpoint of the same run, if there is one."""
-    settings, backend, checkpoints = job.settings, job.backend, job.checkpoints
+def prepare_run(job: TrainingJob) -> Run:
+    """Check the data, the phases, the launch and the checkpoints before the first step."""
+    settings, backend = job.settings, job.backend
     disable_progress_bar()  # the log holds one line per logging step (progress.py), not progress bars
     if job.threads:
         torch.set_num_threads(job.threads)
@@ -142,37 +178,70 @@ def prepare_run(job: TrainingJob, resume: bool = True) -> Run:
         )
     tokenizer = AutoTokenizer.from_pretrained(job.tokenizer)
     data = read_manifest(job.manifest)
-    preflight(job.manifest, data, len(tokenizer), settings["per_device_train_batch_size"] * processes, backend)
-    train = BlockDataset(job.manifest, "train")
+    phases = plan_phases(settings, data["block_size"])
+    preflight(job.manifest, data, len(tokenizer), phases, processes, backend)
     validation = BlockDataset(job.manifest, "validation", limit=settings["eval_blocks"])
     config = bert_config(job.model, tokenizer)
     settings = {**settings, "shuffle_seed": data["shuffle_seed"]}
     inputs = fingerprint_inputs(data, config, settings, processes, backend, job.gaudi_config)
-    folder = run_directory(checkpoints, inputs)
-    resume_from = resume_point(checkpoints, inputs, print) if resume else None
-    set_seed(settings["seed"])
-    model = BertForMaskedPositions(config)
     if len(validation) < settings["per_device_eval_batch_size"]:
         print(
             f"evaluating in batches of {len(validation)}: only {len(validation)} validation blocks (last batches drop)"
         )
         settings["per_device_eval_batch_size"] = max(len(validation), 1)
-    k = predictions_per_block(train.block_size, settings["mlm_probability"], settings["max_predictions"])
-    collator = BlockCollator(tokenizer, k, settings["seed"])
-    trainer = build_trainer(
-        backend, settings, str(folder), model, collator, train, validation, job.on_device, job.gaudi_config
-    )
+    evaluation = job.evaluation
+    k = predictions_per_block(validation.block_size, evaluation["mlm_probability"], evaluation["max_predictions"])
+    eval_collator = BlockCollator(tokenizer, k, settings["seed"])
+    folder = run_directory(job.checkpoints, inputs)
     place = f"rank {rank(backend)} of {processes}"
-    print(f"{place}: the first batch of epoch 0 reads train blocks {first_batch_blocks(trainer, train)}", flush=True)
-    return Run(trainer, train, tokenizer, place, resume_from)
+    return Run(job, settings, phases, tokenizer, config, validation, eval_collator, folder, inputs, place)
+
+
+def phase_trainer(run: Run, phase: Phase):
+    """The trainer of `phase`, with the model as initialised from the seed (a resumed checkpoint replaces it)."""
+    job, settings = run.job, run.settings
+    set_seed(settings["seed"])
+    model = BertForMaskedPositions(run.config)
+    train = BlockDataset(job.manifest, "train", block_size=phase.block_size)
+    collator = BlockCollator(run.tokenizer, phase.predictions, settings["seed"], settings["corruption"])
+    trainer = build_trainer(
+        job.backend,
+        settings,
+        phase,
+        str(run.folder),
+        model,
+        (collator, run.eval_collator),
+        train,
+        run.validation,
+        job.on_device,
+        job.gaudi_config,
+    )
+    blocks = first_batch_blocks(trainer, train)
+    print(
+        f"{run.place}: the first batch of epoch 0 reads train blocks {blocks} (phase {phase.number}: "
+        f"{phase.block_size}-token blocks, steps {phase.start + 1}-{phase.stop})",
+        flush=True,
+    )
+    return trainer
 
 
 def pretrain(job: TrainingJob, out: str) -> dict:
-    """Train and save the model into `out`."""
+    """Train every phase in order, each from the newest checkpoint of the run (the previous phase's last one when
+    it starts), and save the model into `out`."""
     run = prepare_run(job)
-    trainer = run.trainer
-    result = trainer.train(resume_from_checkpoint=run.resume)
-    metrics = summary(trainer, result, run.train.block_size, job.backend, run.resume)
+    first_resume, records, trainer = None, [], None
+    for phase in run.phases:
+        resume = resume_point(job.checkpoints, run.inputs, print)
+        if phase is run.phases[0]:
+            first_resume = resume
+        done = resume is not None and checkpoint_step(resume) >= phase.stop
+        if done and phase is not run.phases[-1]:
+            records.append(phase_record(phase, None, None))
+            continue
+        trainer = phase_trainer(run, phase)
+        result = trainer.train(resume_from_checkpoint=resume)
+        records.append(phase_record(phase, trainer, result))
+    metrics = summary(trainer, records, job.backend, first_resume)
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
     if trainer.is_world_process_zero():
         with atomic_path(out) as tmp:

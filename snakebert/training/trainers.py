@@ -1,16 +1,20 @@
 """One training setup for every backend (backends.py): transformers' Trainer on CPU or CUDA, optimum-habana's
-GaudiTrainer on HPU.
+GaudiTrainer on HPU, one trainer per phase (phases.py).
 
-Each trainer trains in EpochSampler's order (a pure function of the shuffle seed and the epoch) and logs its
-progress as one line per logging step."""
+Each trainer trains in EpochSampler's order (a pure function of the shuffle seed and the epoch), follows the
+run's learning-rate schedule (schedule.py), evaluates with the evaluation's own masking, and logs its progress as
+one line per logging step."""
 
 from pathlib import Path
 
+from torch.optim.lr_scheduler import LambdaLR
 from transformers import PrinterCallback
 
 from .backends import BACKENDS, GAUDI_CONFIG
 from .blocks import EpochSampler
+from .phases import Phase
 from .progress import ProgressLog
+from .schedule import peak_fraction
 
 
 class EpochOrder:
@@ -20,19 +24,60 @@ class EpochOrder:
         return EpochSampler(len(self.train_dataset), self.args.data_seed)
 
 
-def common_arguments(settings: dict, output_dir: str) -> dict:
-    """TrainingArguments shared by every backend (names valid in transformers 4.51 and 5)."""
+class PhaseTraining(EpochOrder):
+    """A trainer mixin for one phase of a run (the class attributes `phase`, `settings` and `eval_collator`):
+    the schedule of schedule.py, and evaluation masked as every evaluation is."""
+
+    phase: Phase
+    settings: dict
+    eval_collator: object
+
+    def get_train_dataloader(self):
+        # transformers 4.51 takes the batch size of the checkpoint it resumes, at a phase boundary the previous
+        # phase's: this phase's is the arguments'
+        self._train_batch_size = self.args.train_batch_size
+        return super().get_train_dataloader()
+
+    def get_eval_dataloader(self, eval_dataset=None):
+        train_collator, self.data_collator = self.data_collator, self.eval_collator
+        try:
+            return super().get_eval_dataloader(eval_dataset)
+        finally:
+            self.data_collator = train_collator
+
+    def create_scheduler(self, num_training_steps: int, optimizer=None):
+        if self.lr_scheduler is None:
+            phase, settings = self.phase, self.settings
+            self.lr_scheduler = LambdaLR(optimizer or self.optimizer, lambda step: peak_fraction(step, phase, settings))
+        return self.lr_scheduler
+
+    def _load_optimizer_and_scheduler(self, checkpoint):
+        """As the trainer loads them, but with this phase's peak: a phase that starts from the previous phase's
+        last checkpoint takes its optimizer's moments, not its learning rate."""
+        super()._load_optimizer_and_scheduler(checkpoint)
+        if checkpoint is None:
+            return
+        peak, step = self.phase.learning_rate, self.lr_scheduler.last_epoch
+        self.lr_scheduler.base_lrs = [peak for _ in self.optimizer.param_groups]
+        for group in self.optimizer.param_groups:
+            group["initial_lr"] = peak
+            group["lr"] = peak * peak_fraction(step, self.phase, self.settings)
+
+
+def common_arguments(settings: dict, phase: Phase, output_dir: str) -> dict:
+    """TrainingArguments shared by every backend (names valid in transformers 4.51 and 5); the schedule is the
+    trainer's own (PhaseTraining)."""
     return {
         "output_dir": output_dir,
-        "max_steps": settings["max_steps"],
-        "per_device_train_batch_size": settings["per_device_train_batch_size"],
+        "max_steps": phase.stop,
+        "per_device_train_batch_size": phase.per_device_train_batch_size,
         "per_device_eval_batch_size": settings["per_device_eval_batch_size"],
         "gradient_accumulation_steps": settings["gradient_accumulation_steps"],
-        "learning_rate": settings["learning_rate"],
-        "warmup_steps": settings["warmup_steps"],
+        "learning_rate": phase.learning_rate,
+        "adam_beta2": settings["adam_beta2"],
+        "adam_epsilon": settings["adam_epsilon"],
         "weight_decay": settings["weight_decay"],
         "max_grad_norm": settings["max_grad_norm"],
-        "lr_scheduler_type": "linear",
         "logging_steps": settings["logging_steps"],
         "logging_first_step": True,
         "save_strategy": "steps",
@@ -60,21 +105,23 @@ def global_batch_size(args) -> int:
 def build_trainer(
     backend: str,
     settings: dict,
+    phase: Phase,
     output_dir: str,
     model,
-    collator,
+    collators: tuple,
     train,
     validation,
     on_device=True,
     gaudi_config: str | Path = GAUDI_CONFIG,
 ):
-    """The trainer of `backend` (BACKENDS), training in EpochSampler's order and logging progress lines.
+    """The trainer of `backend` (BACKENDS) for `phase` of the run, with `collators` (training's, evaluation's).
     `on_device=False` runs the HPU path's classes on the CPU (for tests)."""
-    arguments = common_arguments(settings, output_dir)
+    arguments = common_arguments(settings, phase, output_dir)
     base, args, extra = BACKENDS[backend].trainer(arguments, settings, str(gaudi_config), on_device)
-    trainer_class = type(f"Block{base.__name__}", (EpochOrder, base), {})
+    members = {"phase": phase, "settings": settings, "eval_collator": collators[1]}
+    trainer_class = type(f"Block{base.__name__}", (PhaseTraining, base), members)
     trainer = trainer_class(
-        model=model, args=args, data_collator=collator, train_dataset=train, eval_dataset=validation, **extra
+        model=model, args=args, data_collator=collators[0], train_dataset=train, eval_dataset=validation, **extra
     )
     trainer.remove_callback(PrinterCallback)
     trainer.add_callback(ProgressLog(global_batch_size(trainer.args)))

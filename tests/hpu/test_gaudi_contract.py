@@ -4,6 +4,7 @@ gaudi_spawn builds the commands of optimum-habana's DistributedRunner."""
 
 import argparse
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -28,6 +29,7 @@ from snakebert.errors import DataError
 from snakebert.training.backends import GAUDI_CONFIG
 from snakebert.training.blocks import EpochSampler
 from snakebert.training.job import TrainingJob
+from snakebert.training.phases import plan_phases
 from snakebert.training.progress import ProgressLog
 
 gaudi_spawn = load_script("gaudi_spawn")
@@ -193,7 +195,10 @@ def test_on_device_arguments_are_fields_of_gaudi_training_arguments(monkeypatch,
     monkeypatch.setattr(optimum.habana, "GaudiTrainingArguments", record("args"))
     monkeypatch.setattr(optimum.habana, "GaudiTrainer", RecordedTrainer)
     settings = {**PRETRAIN, "shuffle_seed": 34}
-    trainers.build_trainer("hpu", settings, str(tmp_path / "run"), None, None, None, None, on_device=True)
+    phase = plan_phases(settings, 16)[0]
+    trainers.build_trainer(
+        "hpu", settings, phase, str(tmp_path / "run"), None, (None, None), None, None, on_device=True
+    )
     args = created["args"]
     assert set(args) <= {field.name for field in dataclasses.fields(GaudiTrainingArguments)}
     assert (args["use_habana"], args["use_lazy_mode"], args["use_cpu"], args["bf16"]) == (True, True, False, True)
@@ -229,6 +234,48 @@ def test_calibration_times_a_burst_of_the_gaudi_trainer(tiny_data, tmp_path):
     assert result["seconds_per_step"] > 0 and result["seconds_per_evaluation"] > 0
     assert result["seconds_per_checkpoint"] > 0 and list((tmp_path / "checkpoints").glob("*")) == []
     assert json.loads((tmp_path / "calibration.json").read_text()) == result
+
+
+PHASED = {
+    **PRETRAIN,
+    "save_steps": 1,
+    "phases": [
+        {"block_size": 8, "steps": 2, "per_device_train_batch_size": 8, "max_predictions": 2, "learning_rate": 2e-3},
+        {"block_size": 16, "steps": 2},
+    ],
+}
+
+
+def test_both_phases_train_through_gaudi_trainer_with_a_shape_each_and_resume_bit_identically(tiny_data, tmp_path):
+    built = []
+
+    def build_trainer(*args, **kwargs):
+        built.append(trainers.build_trainer(*args, **kwargs))
+        return built[-1]
+
+    job = dataclasses.replace(hpu_job(tiny_data, tmp_path), settings=PHASED)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pretrain_script, "build_trainer", build_trainer)
+        patch.delenv("WORLD_SIZE", raising=False)
+        patch.chdir(tmp_path)
+        metrics = pretrain_script.pretrain(job, str(tmp_path / "model"))
+    assert len(built) == 2 and all(isinstance(trainer, GaudiTrainer) for trainer in built)
+    assert [phase["block_size"] for phase in metrics["phases"]] == [8, 16] and metrics["steps"] == 4
+    for trainer, shape in zip(built, [(8, 8), (4, 16)], strict=True):
+        batches = list(itertools.islice(trainer.get_train_dataloader(), 3))
+        assert {tuple(batch["input_ids"].shape) for batch in batches} == {shape}
+        assert changed_ops([training_step_shapes(trainer, batch) for batch in batches]) == []
+    assert [trainer.lr_scheduler.base_lrs[0] for trainer in built] == [2e-3, 1e-3]  # each phase's peak
+
+    [run] = [path for path in (tmp_path / "checkpoints").iterdir() if path.is_dir()]
+    shutil.rmtree(run / "checkpoint-4")  # as if the job was killed after its checkpoint at step 3, in phase 2
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("WORLD_SIZE", raising=False)
+        patch.chdir(tmp_path)
+        resumed = pretrain_script.pretrain(job, str(tmp_path / "resumed"))
+    assert resumed["resumed_from"] == str(run / "checkpoint-3")
+    weights = [(tmp_path / name / "model.safetensors").read_bytes() for name in ("model", "resumed")]
+    assert weights[0] == weights[1]
 
 
 @pytest.fixture

@@ -231,12 +231,15 @@ def test_profiles_mark_every_site_value():
                 assert "# SITE:" in line, f"profiles/{name}: {line.strip()!r} is site-specific but not marked SITE"
 
 
-def test_classic_run_on_dl1_plans_gaudi_spawn_over_eight_hpus(workdir):
+@pytest.mark.parametrize("classic", ["bert-base-dl1.yaml", "bert-base-dl1-tutorial.yaml"])
+def test_classic_runs_on_dl1_plan_gaudi_spawn_over_eight_hpus(workdir, classic):
     profile = ("--workflow-profile", str(REPO / "profiles/slurm-dl1"))
-    classic = ("--configfile", str(REPO / "config/bert-base-dl1.yaml"))
+    classic = ("--configfile", str(REPO / "config" / classic))
     done = snakemake(workdir, "-n", "-p", *profile, *classic)
     assert re.search(r"gaudi_spawn.py --world_size 8 --use_mpi \S*scripts/pretrain.py --backend hpu ", done.stdout)
-    assert '--settings \'{"backend": "auto", "dataloader_num_workers": 2' in done.stdout
+    assert '"backend": "auto"' in done.stdout and '"dataloader_num_workers": 2' in done.stdout
+    planned = snakemake(workdir, "-n", "calibrate", *profile, *classic).stdout
+    assert re.search(r"calibrate\s+1\b", planned)
     done = snakemake(workdir, "-n", "-p", "--resources", "hpu=4", *profile, *classic)
     assert "gaudi_spawn.py --world_size 4 --use_mpi" in done.stdout
 

@@ -12,6 +12,7 @@ from snakebert.training.backends import cuda_arguments
 from snakebert.training.blocks import BlockDataset
 from snakebert.training.masking import BlockCollator
 from snakebert.training.model import BertForMaskedPositions, bert_config, save_as_bert
+from snakebert.training.phases import plan_phases
 from snakebert.training.trainers import common_arguments
 
 SETTINGS = {
@@ -27,7 +28,8 @@ def test_our_model_trains_compiled_with_fused_adamw_and_saves_as_plain_bert(tiny
     tokenizer = AutoTokenizer.from_pretrained(tiny_data.tokenizer)
     manifest = str(tiny_data.manifest)
     model = BertForMaskedPositions(bert_config(TINY_TRAINING["model"], tokenizer))
-    arguments = {**common_arguments(SETTINGS, str(tmp_path / "run")), **cuda_arguments(SETTINGS, (7, 0))}
+    phase = plan_phases(SETTINGS, 16)[0]
+    arguments = {**common_arguments(SETTINGS, phase, str(tmp_path / "run")), **cuda_arguments(SETTINGS, (7, 0))}
     trainer = Trainer(
         model=model,
         args=TrainingArguments(**arguments, use_cpu=True),

@@ -27,7 +27,7 @@ class Vocabulary:
 @pytest.fixture
 def files(tmp_path):
     manifest, gaudi = tmp_path / "manifest.json", tmp_path / "gaudi_config.json"
-    manifest.write_text('{"shuffle_seed": 34, "format_version": 2}\n')
+    manifest.write_text('{"shuffle_seed": 34, "format_version": 3}\n')
     gaudi.write_text(json.dumps(GAUDI))
     return manifest, gaudi
 
@@ -48,6 +48,10 @@ def changed(spec: dict, value):
         return not value
     if value is None:
         return 10
+    if "items" in spec:  # pretrain.phases
+        return [*value, {"block_size": 128, "steps": 1}]
+    if isinstance(value, dict):  # pretrain.corruption
+        return {**value, "mask": value["mask"] / 2}
     return value + 1 if isinstance(value, int) else value * 2
 
 

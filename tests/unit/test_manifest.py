@@ -22,7 +22,7 @@ from snakebert.errors import DataError
 from snakebert.training.blocks import BlockDataset
 
 GOLDEN = json.loads((REPO / "tests/golden/tiny-data.json").read_text())
-NEW_FIELDS = {"format_version", "packing", "special_ids", "provenance"}
+NEW_FIELDS = {"format_version", "packing", "packings", "special_ids", "provenance"}
 
 
 def test_data_outputs_are_byte_identical_to_before_and_the_manifest_differs_only_in_its_new_fields(tiny_data):
@@ -59,7 +59,7 @@ def test_a_manifest_of_another_format_is_refused_with_what_to_do(tiny_data, tmp_
     results = copy_results(tiny_data, tmp_path)
     path = results / "dataset/manifest.json"
     path.write_text(json.dumps(GOLDEN["manifest"]))  # format 1: no format_version
-    with pytest.raises(DataError, match="manifest format 1, this code reads format 2; delete it and rerun"):
+    with pytest.raises(DataError, match="manifest format 1, this code reads format 3; delete it and rerun"):
         read_manifest(str(path))
 
 

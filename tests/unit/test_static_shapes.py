@@ -13,6 +13,7 @@ from snakebert.config_defaults import schema_defaults
 from snakebert.training.blocks import BlockDataset
 from snakebert.training.masking import IGNORED, BlockCollator, predictions_per_block
 from snakebert.training.model import BertForMaskedPositions, bert_config
+from snakebert.training.phases import plan_phases
 from snakebert.training.trainers import build_trainer
 
 
@@ -26,7 +27,8 @@ def tiny_trainer(data, folder, workers: int = 0):
     model = BertForMaskedPositions(bert_config(TINY_TRAINING["model"], tokenizer))
     collator = BlockCollator(tokenizer, predictions_per_block(16, 0.15, None), seed=42)
     train, validation = BlockDataset(manifest, "train"), BlockDataset(manifest, "validation")
-    return build_trainer("cpu", settings, str(folder), model, collator, train, validation)
+    phase = plan_phases(settings, 16)[0]
+    return build_trainer("cpu", settings, phase, str(folder), model, (collator, collator), train, validation)
 
 
 def varied_batches(trainer) -> list[dict]:

@@ -1,0 +1,259 @@
+"""Time to quality of pretraining recipes, side by side on this machine, through the real workflow: a scaled-down
+BERT (4 layers, hidden 256, 4 heads) on the embedded corpus, each recipe (an arm) given the same training time.
+
+    python bench/recipe.py [--arms tutorial,run_mlm,...] [--budget 300] [--threads 2] [--workdir DIR]
+
+The data half runs once (`snakemake results/dataset/manifest.json`, packing 512- and 128-token blocks); each arm
+works in a copy of it. Equal time: every arm first runs `snakemake calibrate` (a burst of each of its phases), the
+bursts of all arms twice, interleaved, and its steps are the budget over the median seconds per step of its phases
+(a phase's share of the steps at its own speed). Then `snakemake results/finetune/party/metrics.json` pretrains,
+evaluates on the 512-token validation blocks at 15% (whatever the arm trains at), asks the fill-mask probes and
+fine-tunes the pretrained model and random initialisation (finetune.seeds seeds each) beside the baselines.
+
+Reported per arm: steps, tokens, the held-out MLM loss during training (every eval interval, on the same 64
+validation blocks at 15%) and at the end (every validation block), the training time at which the held-out loss
+first reaches the tutorial arm's final loss (steps x the calibrated seconds per step), the downstream macro-F1
+(median and min-max over seeds) and the pretraining gain, and the probe hits. Everything is written to
+<workdir>/recipe.json.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HF_HUB_OFFLINE": "1"}
+MODEL = {"hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4, "intermediate_size": 1024}
+PHASES = [  # 90% of the steps on 128-token blocks (4 x the blocks: the same tokens per step), then 512
+    {"block_size": 128, "fraction": 0.9, "per_device_train_batch_size": 32, "max_predictions": 40},
+    {"block_size": 512, "fraction": 0.1},
+]
+TUTORIAL = {"learning_rate": 5.0e-5, "warmup_fraction": 0.1, "weight_decay": 0.01}
+NEW = {
+    "learning_rate": 5.0e-4,
+    "adam_beta2": 0.98,
+    "adam_epsilon": 1.0e-6,
+    "warmup_fraction": 0.06,
+    "final_lr_fraction": 0.02,
+    "mlm_probability": 0.3,
+    "phases": PHASES,
+}
+ARMS = {  # pretrain settings over the default config's; warmup_fraction is turned into warmup_steps
+    "tutorial": TUTORIAL,  # the tutorial's recipe: 5e-5, 10% warm-up, one phase at 512
+    "run_mlm": {"learning_rate": 5.0e-5, "warmup_fraction": 0.0, "weight_decay": 0.0},  # run_mlm.py's defaults
+    "tutorial+lr": {**TUTORIAL, "learning_rate": NEW["learning_rate"]},
+    "tutorial+lr+adam": {**TUTORIAL, **{key: NEW[key] for key in ("learning_rate", "adam_beta2", "adam_epsilon")}},
+    "new-phases": {key: value for key, value in NEW.items() if key != "phases"},  # the new recipe at 512 only
+    "new-mask": {**NEW, "mlm_probability": 0.15},  # the new recipe at BERT's mask rate
+    "new": NEW,
+}
+TARGET_ARM = "tutorial"  # the others are timed to its final held-out loss
+STEP_UNIT = 40  # an arm's steps are a multiple: 8 evaluations at whole steps, phases of 90% and 10% exact
+
+
+def snakemake(workdir: Path, config: Path, target: str, log: Path, threads: int) -> float:
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", str(threads)]
+    command += ["--set-threads", f"pretrain={threads}", f"calibrate={threads}", target, "--configfile", str(config)]
+    start = time.monotonic()
+    with open(log, "w") as output:
+        done = subprocess.run(command, cwd=workdir, env=ENV, stdout=output, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        tail = "\n".join(log.read_text().splitlines()[-40:])
+        raise SystemExit(f"{' '.join(command)} failed in {workdir} (log: {log}):\n{tail}")
+    return time.monotonic() - start
+
+
+def arm_config(arm: dict, steps: int) -> dict:
+    """The config file of an arm training `steps` steps (the default config's sections, the bench's model)."""
+    settings = {key: value for key, value in arm.items() if key != "warmup_fraction"}
+    settings["warmup_steps"] = round(arm["warmup_fraction"] * steps)
+    settings |= {"max_steps": steps, "eval_steps": max(steps // 8, 1), "save_steps": steps, "eval_blocks": 64}
+    settings |= {"logging_steps": max(steps // 40, 1)}
+    return {
+        "model": MODEL,
+        "pretrain": settings,
+        "calibrate": {"warmup_steps": 3, "steps": 10},
+        "finetune": {"seeds": 3},
+    }
+
+
+def write_config(folder: Path, config: dict) -> Path:
+    path = folder / "bench-config.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def seconds_per_step(calibrations: list[dict]) -> list[float]:
+    """Each phase's median seconds per step over the calibrations."""
+    phases = [calibration.get("phases", [calibration]) for calibration in calibrations]
+    return [statistics.median(run[index]["seconds_per_step"] for run in phases) for index in range(len(phases[0]))]
+
+
+def phase_steps(arm: dict, steps: int) -> list[int]:
+    """The steps of each phase of an arm training `steps` steps (as plan_phases rounds them)."""
+    phases = arm.get("phases") or [{"fraction": 1.0}]
+    return [round(phase["fraction"] * steps) for phase in phases]
+
+
+def budget_steps(arm: dict, per_step: list[float], budget: float) -> int:
+    """The most steps whose phases train within `budget` seconds at `per_step` seconds per step of each phase."""
+    fractions = [phase["fraction"] for phase in arm.get("phases") or [{"fraction": 1.0}]]
+    steps = int(budget / sum(fraction * seconds for fraction, seconds in zip(fractions, per_step, strict=True)))
+    return steps - steps % STEP_UNIT
+
+
+def elapsed(step: int, arm: dict, steps: int, per_step: list[float]) -> float:
+    """Training seconds to the end of `step`, at each phase's calibrated seconds per step."""
+    seconds, start = 0.0, 0
+    for count, rate in zip(phase_steps(arm, steps), per_step, strict=True):
+        seconds += max(0, min(step, start + count) - start) * rate
+        start += count
+    return seconds
+
+
+def curve(workdir: Path) -> list[tuple[int, float]]:
+    history = json.loads((workdir / "results/model/log_history.json").read_text())
+    return [(entry["step"], entry["eval_loss"]) for entry in history if "eval_loss" in entry]
+
+
+def time_to(loss: float, points: list[tuple[int, float]], arm: dict, steps: int, per_step: list[float]):
+    """The training seconds at which the held-out loss first reaches `loss` (linear between evaluations)."""
+    previous = (0, float("inf"))
+    for step, value in points:
+        if value <= loss:
+            if previous[1] == float("inf"):
+                return elapsed(step, arm, steps, per_step)
+            share = (previous[1] - loss) / (previous[1] - value)
+            return elapsed(previous[0], arm, steps, per_step) + share * (
+                elapsed(step, arm, steps, per_step) - elapsed(previous[0], arm, steps, per_step)
+            )
+        previous = (step, value)
+    return None
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True).stdout.strip()
+
+
+def spread(summary) -> str:
+    if not summary or summary.get("median") is None:
+        return "-"
+    return f"{summary['median']:.3f} ({summary['min']:.3f} to {summary['max']:.3f})"
+
+
+def table(results: dict, budget: float) -> str:
+    lines = [
+        f"| arm | steps | tokens | held-out loss (64 blocks, by eval) | final held-out loss | time to {TARGET_ARM}'s "
+        "final loss | party macro-F1 | random init | gain over random | probe hits (top-1 most often) |",
+        "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, result in results.items():
+        losses = ", ".join(f"{loss:.2f}" for _, loss in result["curve"])
+        reached = result["time_to_target"]
+        shown = "-" if reached is None else f"{reached:.0f} s ({reached / budget:.2f}x budget)"
+        probes = result["probes"]
+        lines.append(
+            f"| {name} | {result['steps']:,} | {result['tokens'] / 1e6:.2f} M | {losses} | {result['mlm_loss']:.3f} | "
+            f"{shown} | {spread(result['macro_f1'])} | {spread(result['random_macro_f1'])} | "
+            f"{spread(result['gain'])} | "
+            f"{probes['hits']}/{probes['asked']} ({probes['most_common_top1']['token']}: "
+            f"{probes['most_common_top1']['prompts']}) |"
+        )
+    baselines = next(iter(results.values()))["baselines"]
+    lines += ["", "Baselines (macro-F1): " + ", ".join(f"{name} {spread(score)}" for name, score in baselines.items())]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated, of {', '.join(ARMS)}")
+    parser.add_argument("--budget", type=float, default=300, help="training seconds per arm")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads of pretraining")
+    parser.add_argument("--workdir", help="a folder to keep the runs in (default: a temporary one)")
+    args = parser.parse_args()
+    arms = [arm.strip() for arm in args.arms.split(",") if arm.strip()]
+    if sorted(set(arms) - set(ARMS)) or TARGET_ARM not in arms:
+        parser.error(f"--arms: known are {', '.join(ARMS)}, and {TARGET_ARM} is needed (the target loss)")
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench-recipe-")).resolve()
+    base = workdir / "data"
+    base.mkdir(parents=True, exist_ok=True)
+    config = write_config(base, arm_config(NEW, 100))
+    seconds = snakemake(base, config, "results/dataset/manifest.json", base / "snakemake.log", args.threads)
+    snakemake(base, config, "results/finetune/party/data", base / "snakemake-task.log", args.threads)
+    print(f"data: {seconds:.0f} s; working directory {workdir}", file=sys.stderr, flush=True)
+
+    folders = {}
+    for name in arms:
+        folders[name] = workdir / name
+        if not folders[name].exists():
+            shutil.copytree(base / "results", folders[name] / "results")
+    calibrations = {name: [] for name in arms}
+    for repetition in range(2):  # interleaved: a machine that slows down slows every arm
+        for name in arms:
+            folder = folders[name]
+            (folder / "results/calibration.json").unlink(missing_ok=True)
+            config = write_config(folder, arm_config(ARMS[name], 100))
+            snakemake(folder, config, "calibrate", folder / f"calibrate-{repetition}.log", args.threads)
+            calibrations[name].append(json.loads((folder / "results/calibration.json").read_text()))
+    results = {}
+    for name in arms:
+        folder, arm = folders[name], ARMS[name]
+        per_step = seconds_per_step(calibrations[name])
+        steps = budget_steps(arm, per_step, args.budget)
+        config = write_config(folder, arm_config(arm, steps))
+        wall = snakemake(folder, config, "results/finetune/party/metrics.json", folder / "snakemake.log", args.threads)
+        snakemake(folder, config, "results/eval/probes.json", folder / "snakemake-probes.log", args.threads)
+        training = json.loads((folder / "results/model/training_metrics.json").read_text())
+        downstream = json.loads((folder / "results/finetune/party/metrics.json").read_text())
+        probes = json.loads((folder / "results/eval/probes.json").read_text())
+        sizes = [phase["block_size"] for phase in training["phases"]]
+        batches = [phase["global_batch_size"] for phase in training["phases"]]
+        tokens = sum(
+            count * size * batch for count, size, batch in zip(phase_steps(arm, steps), sizes, batches, strict=True)
+        )
+        results[name] = {
+            "settings": arm_config(arm, steps)["pretrain"],
+            "seconds_per_step": per_step,
+            "steps": steps,
+            "tokens": tokens,
+            "wall_seconds": wall,
+            "train_runtime": training["train_runtime"],
+            "curve": curve(folder),
+            "mlm_loss": json.loads((folder / "results/eval/metrics.json").read_text())["mlm_loss"],
+            "macro_f1": downstream["models"]["pretrained"]["summary"].get("macro_f1"),
+            "random_macro_f1": downstream["models"]["random"]["summary"].get("macro_f1"),
+            "gain": downstream["pretraining_gain"],
+            "probes": {
+                "hits": sum(bool(probe["hit_top5"]) for probe in probes["probes"]),
+                "asked": probes["answered"],
+                "most_common_top1": probes["most_common_top1"],
+            },
+            "baselines": {
+                model: entry["summary"].get("macro_f1")
+                for model, entry in downstream["models"].items()
+                if entry["kind"] == "baseline"
+            },
+        }
+        print(f"{name}: {steps} steps, {wall:.0f} s", file=sys.stderr, flush=True)
+    target = results[TARGET_ARM]["curve"][-1][1]  # the same 64 blocks as every arm's curve
+    for name in arms:
+        found = results[name]
+        found["time_to_target"] = time_to(target, found["curve"], ARMS[name], found["steps"], found["seconds_per_step"])
+    dirty = " (with uncommitted changes)" if git("status", "--short") else ""
+    summary = {"commit": git("rev-parse", "--short", "HEAD") + dirty, "budget": args.budget, "arms": results}
+    (workdir / "recipe.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"commit {summary['commit']}; {args.budget:.0f} s of training per arm; {workdir / 'recipe.json'}\n")
+    print(table(results, args.budget))
+
+
+if __name__ == "__main__":
+    main()
