@@ -6,7 +6,9 @@ BERT (4 layers, hidden 256, 4 heads) on the embedded corpus, each recipe (an arm
 The data half runs once (`snakemake results/dataset/manifest.json`, packing 512- and 128-token blocks); each arm
 works in a copy of it. Equal time: every arm first runs `snakemake calibrate` (a burst of each of its phases), the
 bursts of all arms twice, interleaved, and its steps are the budget over the median seconds per step of its phases
-(a phase's share of the steps at its own speed). Then `snakemake results/finetune/party/metrics.json` pretrains,
+(a phase's share of the steps at its own speed), pooled over every arm's bursts of the same
+shape (block size, batch, predictions per block): arms that differ only in settings of the optimizer train as many
+steps. Then `snakemake results/finetune/party/metrics.json` pretrains,
 evaluates on the 512-token validation blocks at 15% (whatever the arm trains at), asks the fill-mask probes and
 fine-tunes the pretrained model and random initialisation (finetune.seeds seeds each) beside the baselines.
 
@@ -31,6 +33,10 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from snakebert.config_defaults import schema_defaults  # noqa: E402
+from snakebert.training.phases import plan_phases  # noqa: E402
+
 ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HF_HUB_OFFLINE": "1"}
 MODEL = {"hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4, "intermediate_size": 1024}
 PHASES = [  # 90% of the steps on 128-token blocks (4 x the blocks: the same tokens per step), then 512
@@ -62,7 +68,7 @@ STEP_UNIT = 40  # an arm's steps are a multiple: 8 evaluations at whole steps, p
 
 def snakemake(workdir: Path, config: Path, target: str, log: Path, threads: int) -> float:
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", str(threads)]
-    command += ["--set-threads", f"pretrain={threads}", f"calibrate={threads}", target, "--configfile", str(config)]
+    command += [target, "--configfile", str(config)]  # every job gets at most `threads` cores
     start = time.monotonic()
     with open(log, "w") as output:
         done = subprocess.run(command, cwd=workdir, env=ENV, stdout=output, stderr=subprocess.STDOUT)
@@ -92,10 +98,23 @@ def write_config(folder: Path, config: dict) -> Path:
     return path
 
 
-def seconds_per_step(calibrations: list[dict]) -> list[float]:
-    """Each phase's median seconds per step over the calibrations."""
-    phases = [calibration.get("phases", [calibration]) for calibration in calibrations]
-    return [statistics.median(run[index]["seconds_per_step"] for run in phases) for index in range(len(phases[0]))]
+def shapes(arm: dict) -> list[tuple[int, int, int]]:
+    """Each phase's (block size, batch, predictions per block): what its step time depends on."""
+    default = yaml.safe_load((REPO / "config/config.yaml").read_text())["pretrain"]
+    settings = {**schema_defaults("pretrain"), **default, **arm_config(arm, STEP_UNIT)["pretrain"]}
+    return [
+        (phase.block_size, phase.per_device_train_batch_size, phase.predictions) for phase in plan_phases(settings, 512)
+    ]
+
+
+def seconds_per_step(calibrations: dict[str, list[dict]]) -> dict[tuple, float]:
+    """The median seconds per step of each phase shape, over every calibration of every arm with that shape."""
+    pooled = {}
+    for name, runs in calibrations.items():
+        for run in runs:
+            for shape, phase in zip(shapes(ARMS[name]), run.get("phases", [run]), strict=True):
+                pooled.setdefault(shape, []).append(phase["seconds_per_step"])
+    return {shape: statistics.median(seconds) for shape, seconds in pooled.items()}
 
 
 def phase_steps(arm: dict, steps: int) -> list[int]:
@@ -177,7 +196,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated, of {', '.join(ARMS)}")
     parser.add_argument("--budget", type=float, default=300, help="training seconds per arm")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads of pretraining")
+    parser.add_argument("--threads", type=int, default=2, help="the cores of every job (snakemake --cores)")
     parser.add_argument("--workdir", help="a folder to keep the runs in (default: a temporary one)")
     args = parser.parse_args()
     arms = [arm.strip() for arm in args.arms.split(",") if arm.strip()]
@@ -204,10 +223,11 @@ def main() -> None:
             config = write_config(folder, arm_config(ARMS[name], 100))
             snakemake(folder, config, "calibrate", folder / f"calibrate-{repetition}.log", args.threads)
             calibrations[name].append(json.loads((folder / "results/calibration.json").read_text()))
+    pooled = seconds_per_step(calibrations)
     results = {}
     for name in arms:
         folder, arm = folders[name], ARMS[name]
-        per_step = seconds_per_step(calibrations[name])
+        per_step = [pooled[shape] for shape in shapes(arm)]
         steps = budget_steps(arm, per_step, args.budget)
         config = write_config(folder, arm_config(arm, steps))
         wall = snakemake(folder, config, "results/finetune/party/metrics.json", folder / "snakemake.log", args.threads)

@@ -27,9 +27,9 @@ def plot_training(model_dir: str, eval_metrics: str, out: str) -> None:
             axes.axvline(phase["first_step"] - 1, color="C7", linestyle="--", linewidth=0.8)
         loss.annotate(
             f" phase {phase['phase']}: {phase['block_size']}-token blocks",
-            (phase["first_step"] - 1, 1),
+            (phase["first_step"] - 1, 0.02),
             xycoords=("data", "axes fraction"),
-            va="top",
+            va="bottom",
             fontsize="small",
         )
 
