@@ -240,6 +240,7 @@ def pretrain(job: TrainingJob, out: str) -> dict:
             continue
         trainer = phase_trainer(run, phase)
         result = trainer.train(resume_from_checkpoint=resume)
+        trainer.accelerator.wait_for_everyone()  # every rank sees the phase's last checkpoint complete
         records.append(phase_record(phase, trainer, result))
     metrics = summary(trainer, records, job.backend, first_resume)
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)

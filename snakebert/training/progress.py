@@ -12,11 +12,13 @@ def progress_line(step: int, max_steps: int, loss: float, samples_per_second: fl
 
 
 class ProgressLog(TrainerCallback):
-    """Prints step/max_steps, loss, samples/s and the projected time left at each logging step (main process
-    only). Speed and time left are averaged over this run's steps so far, evaluations included."""
+    """Prints step/max_steps (the run's, over all phases), loss, samples/s and the projected time left at each
+    logging step (main process only). Speed and time left are averaged over this phase's steps so far in this
+    job, evaluations included (a later phase of other blocks runs at its own speed)."""
 
-    def __init__(self, global_batch_size: int) -> None:
+    def __init__(self, global_batch_size: int, max_steps: int) -> None:
         self.global_batch_size = global_batch_size
+        self.max_steps = max_steps
         self.start = time.monotonic()
         self.start_step = 0
 
@@ -31,7 +33,7 @@ class ProgressLog(TrainerCallback):
             steps = state.global_step - self.start_step
             seconds = max(time.monotonic() - self.start, 1e-9)
             rate = steps * self.global_batch_size / seconds
-            left = (state.max_steps - state.global_step) * seconds / max(steps, 1)
-            print(progress_line(state.global_step, state.max_steps, logs["loss"], rate, left), flush=True)
+            left = (self.max_steps - state.global_step) * seconds / max(steps, 1)
+            print(progress_line(state.global_step, self.max_steps, logs["loss"], rate, left), flush=True)
         if "eval_loss" in logs:
-            print(f"step {state.global_step}/{state.max_steps}  eval_loss {logs['eval_loss']:.4f}", flush=True)
+            print(f"step {state.global_step}/{self.max_steps}  eval_loss {logs['eval_loss']:.4f}", flush=True)

@@ -124,5 +124,5 @@ def build_trainer(
         model=model, args=args, data_collator=collators[0], train_dataset=train, eval_dataset=validation, **extra
     )
     trainer.remove_callback(PrinterCallback)
-    trainer.add_callback(ProgressLog(global_batch_size(trainer.args)))
+    trainer.add_callback(ProgressLog(global_batch_size(trainer.args), settings["max_steps"]))
     return trainer

@@ -54,3 +54,17 @@ def test_calibrate_launches_as_pretrain_does(workdir):
     }
     assert launches["pretrain"].groups() == launches["calibrate"].groups()
     assert re.fullmatch(r"python \S*gaudi_spawn.py --world_size 8 --use_mpi", launches["pretrain"].group(1))
+
+
+def test_a_run_of_two_phases_is_calibrated_phase_by_phase(workdir):
+    phases = [{"block_size": 8, "steps": 40, "per_device_train_batch_size": 16}, {"block_size": 16, "steps": 20}]
+    config = training_config(workdir, pretrain={"phases": phases}, calibrate={"warmup_steps": 2, "steps": 4})
+    snakemake(workdir, "calibrate", config=config)
+    result = json.loads((workdir / "results/calibration.json").read_text())
+    assert [(phase["block_size"], phase["max_steps"]) for phase in result["phases"]] == [(8, 40), (16, 20)]
+    assert [phase["global_batch_size"] for phase in result["phases"]] == [16, 8]
+    assert result["max_steps"] == 60 and result["projected_train_seconds"] == pytest.approx(
+        sum(phase["projected_train_seconds"] for phase in result["phases"])
+    )
+    log = (workdir / "logs/calibrate.log").read_text()
+    assert "(phase 1: 8-token blocks, steps 1-6)" in log and "(phase 2: 16-token blocks, steps 1-6)" in log
