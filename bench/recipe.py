@@ -9,14 +9,15 @@ bursts of all arms twice, interleaved, and its steps are the budget over the med
 (a phase's share of the steps at its own speed), pooled over every arm's bursts of the same
 shape (block size, batch, predictions per block): arms that differ only in settings of the optimizer train as many
 steps. Then `snakemake results/finetune/party/metrics.json` pretrains,
-evaluates on the 512-token validation blocks at 15% (whatever the arm trains at), asks the fill-mask probes and
-fine-tunes the pretrained model and random initialisation (finetune.seeds seeds each) beside the baselines.
+evaluates on the 512-token validation blocks at 15% (whatever the arm trains at) and asks the fill-mask probes;
+for the `--downstream` arms `snakemake results/finetune/party/metrics.json` fine-tunes the pretrained model and
+random initialisation (3 seeds each) beside the baselines.
 
 Reported per arm: steps, tokens, the held-out MLM loss during training (every eval interval, on the same 64
 validation blocks at 15%) and at the end (every validation block), the training time at which the held-out loss
-first reaches the tutorial arm's final loss (steps x the calibrated seconds per step), the downstream macro-F1
-(median and min-max over seeds) and the pretraining gain, and the probe hits. Everything is written to
-<workdir>/recipe.json.
+first reaches the tutorial arm's final loss (steps x the calibrated seconds per step), the probe hits, and for the
+`--downstream` arms the macro-F1 on the embedded task (median and min-max over 3 seeds) and the pretraining gain.
+Everything is written to <workdir>/recipe.json.
 """
 
 import argparse
@@ -187,7 +188,7 @@ def table(results: dict, budget: float) -> str:
             f"{probes['hits']}/{probes['asked']} ({probes['most_common_top1']['token']}: "
             f"{probes['most_common_top1']['prompts']}) |"
         )
-    baselines = next(iter(results.values()))["baselines"]
+    baselines = next((result["baselines"] for result in results.values() if result["baselines"]), {})
     lines += ["", "Baselines (macro-F1): " + ", ".join(f"{name} {spread(score)}" for name, score in baselines.items())]
     return "\n".join(lines)
 
@@ -197,9 +198,12 @@ def main() -> None:
     parser.add_argument("--arms", default=",".join(ARMS), help=f"comma-separated, of {', '.join(ARMS)}")
     parser.add_argument("--budget", type=float, default=300, help="training seconds per arm")
     parser.add_argument("--threads", type=int, default=2, help="the cores of every job (snakemake --cores)")
+    parser.add_argument("--calibrations", type=int, default=2, help="bursts of each arm, interleaved")
+    parser.add_argument("--downstream", default="tutorial,new", help="the arms also fine-tuned (3 seeds each)")
     parser.add_argument("--workdir", help="a folder to keep the runs in (default: a temporary one)")
     args = parser.parse_args()
     arms = [arm.strip() for arm in args.arms.split(",") if arm.strip()]
+    downstream = {arm.strip() for arm in args.downstream.split(",") if arm.strip()}
     if sorted(set(arms) - set(ARMS)) or TARGET_ARM not in arms:
         parser.error(f"--arms: known are {', '.join(ARMS)}, and {TARGET_ARM} is needed (the target loss)")
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench-recipe-")).resolve()
@@ -216,13 +220,15 @@ def main() -> None:
         if not folders[name].exists():
             shutil.copytree(base / "results", folders[name] / "results")
     calibrations = {name: [] for name in arms}
-    for repetition in range(2):  # interleaved: a machine that slows down slows every arm
+    for repetition in range(args.calibrations):  # interleaved: a machine that slows down slows every arm
         for name in arms:
-            folder = folders[name]
-            (folder / "results/calibration.json").unlink(missing_ok=True)
-            config = write_config(folder, arm_config(ARMS[name], 100))
-            snakemake(folder, config, "calibrate", folder / f"calibrate-{repetition}.log", args.threads)
-            calibrations[name].append(json.loads((folder / "results/calibration.json").read_text()))
+            folder, kept = folders[name], folders[name] / f"calibration-{repetition}.json"
+            if not kept.exists():  # a rerun of the bench in the same folder keeps its calibrations
+                (folder / "results/calibration.json").unlink(missing_ok=True)
+                config = write_config(folder, arm_config(ARMS[name], 100))
+                snakemake(folder, config, "calibrate", folder / f"calibrate-{repetition}.log", args.threads)
+                shutil.copy(folder / "results/calibration.json", kept)
+            calibrations[name].append(json.loads(kept.read_text()))
     pooled = seconds_per_step(calibrations)
     results = {}
     for name in arms:
@@ -230,10 +236,15 @@ def main() -> None:
         per_step = [pooled[shape] for shape in shapes(arm)]
         steps = budget_steps(arm, per_step, args.budget)
         config = write_config(folder, arm_config(arm, steps))
-        wall = snakemake(folder, config, "results/finetune/party/metrics.json", folder / "snakemake.log", args.threads)
-        snakemake(folder, config, "results/eval/probes.json", folder / "snakemake-probes.log", args.threads)
+        targets = ["results/eval/metrics.json", "results/eval/probes.json"]
+        wall = sum(snakemake(folder, config, target, folder / "snakemake.log", args.threads) for target in targets)
+        if name in downstream:
+            task = "results/finetune/party/metrics.json"
+            wall += snakemake(folder, config, task, folder / "snakemake-finetune.log", args.threads)
         training = json.loads((folder / "results/model/training_metrics.json").read_text())
-        downstream = json.loads((folder / "results/finetune/party/metrics.json").read_text())
+        scored = (
+            json.loads((folder / "results/finetune/party/metrics.json").read_text()) if name in downstream else None
+        )
         probes = json.loads((folder / "results/eval/probes.json").read_text())
         sizes = [phase["block_size"] for phase in training["phases"]]
         batches = [phase["global_batch_size"] for phase in training["phases"]]
@@ -249,9 +260,9 @@ def main() -> None:
             "train_runtime": training["train_runtime"],
             "curve": curve(folder),
             "mlm_loss": json.loads((folder / "results/eval/metrics.json").read_text())["mlm_loss"],
-            "macro_f1": downstream["models"]["pretrained"]["summary"].get("macro_f1"),
-            "random_macro_f1": downstream["models"]["random"]["summary"].get("macro_f1"),
-            "gain": downstream["pretraining_gain"],
+            "macro_f1": scored["models"]["pretrained"]["summary"].get("macro_f1") if scored else None,
+            "random_macro_f1": scored["models"]["random"]["summary"].get("macro_f1") if scored else None,
+            "gain": scored["pretraining_gain"] if scored else None,
             "probes": {
                 "hits": sum(bool(probe["hit_top5"]) for probe in probes["probes"]),
                 "asked": probes["answered"],
@@ -259,7 +270,7 @@ def main() -> None:
             },
             "baselines": {
                 model: entry["summary"].get("macro_f1")
-                for model, entry in downstream["models"].items()
+                for model, entry in (scored["models"] if scored else {}).items()
                 if entry["kind"] == "baseline"
             },
         }
