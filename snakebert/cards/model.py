@@ -101,22 +101,34 @@ def data_facts(manifest: dict, sources: list[str]) -> dict[str, str]:
     }
 
 
-def training_facts(training: dict, settings: dict, evaluation: dict, block_size: int) -> dict[str, str]:
-    steps, batch = training["steps"], training["global_batch_size"]
+def phase_steps(phase: dict) -> str:
+    """One phase's steps and blocks, from training_metrics.json's record of it."""
+    steps = phase["last_step"] - phase["first_step"] + 1
+    return f"{steps:,} of {phase['global_batch_size']} blocks of {phase['block_size']}"
+
+
+def training_facts(training: dict, settings: dict) -> dict[str, str]:
+    phases = training["phases"]
+    tokens = sum(
+        (phase["last_step"] - phase["first_step"] + 1) * phase["global_batch_size"] * phase["block_size"]
+        for phase in phases
+    )
+    split = settings["corruption"]
+    predictions = ", ".join(f"{phase['predictions_per_block']} per block of {phase['block_size']}" for phase in phases)
     return {
-        "steps": f"{steps:,} of {batch} blocks ({steps * batch * block_size:,} tokens)",
+        "steps": f"{', then '.join(phase_steps(phase) for phase in phases)} ({tokens:,} tokens)",
         "backend": f"{training['backend']}, world size {training['world_size']}",
         "learning rate": f"{settings['learning_rate']:g}, {settings['warmup_steps']:,} warmup steps, weight decay "
         f"{settings['weight_decay']:g}",
-        "masking": f"{settings['mlm_probability']:.0%} of each block's tokens, {evaluation['predictions_per_block']} "
-        "positions per block, 80% of them replaced by `[MASK]`, 10% by a random token",
+        "masking": f"{settings['mlm_probability']:.0%} of each block's tokens ({predictions}), "
+        f"{split['mask']:.0%} of them replaced by `[MASK]`, {split['random']:.0%} by a random token",
     }
 
 
 def mlm_facts(evaluation: dict) -> dict[str, str]:
     return {
-        "held-out blocks": f"{evaluation['validation_blocks']:,}, masked as in training "
-        f"({evaluation['masked_tokens']:,} masked tokens, a fixed seed)",
+        "held-out blocks": f"{evaluation['validation_blocks']:,}, {evaluation['predictions_per_block']} masked "
+        f"positions each, whatever training's masking ({evaluation['masked_tokens']:,} masked tokens, a fixed seed)",
         "MLM loss": f"{evaluation['mlm_loss']:.3f} (perplexity {evaluation['perplexity']:,.1f})",
         "masked-token accuracy": f"{evaluation['masked_token_accuracy']:.2%} (chance "
         f"{evaluation['chance_accuracy']:.4%}, always the most frequent token "
@@ -164,7 +176,7 @@ def model_card(
     sections = [
         f"# {name}\n\n{description(config, lowercase, sources)}",
         section("Training data", bullets(data_facts(manifest, sources)), PACKING),
-        section("Training", bullets(training_facts(training, settings, evaluation, manifest["block_size"]))),
+        section("Training", bullets(training_facts(training, settings))),
         section("Evaluation: masked language modelling", bullets(mlm_facts(evaluation))),
         section("Evaluation: downstream tasks", *downstream),
         section("How to use it (offline)", "With `HF_HUB_OFFLINE=1`, from a folder of this model's files:", USAGE),

@@ -18,7 +18,11 @@ from snakebert.config_defaults import schema_defaults
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
 TRAINING = {"backend": "cpu", "world_size": 1, "global_batch_size": 8, "steps": 60, "resumed_from": None,
             "train_runtime": 3.5, "train_samples_per_second": 137.1, "train_tokens_per_second": 2193.6,
-            "initial_loss": 5.31, "final_loss": 4.87, "final_eval_loss": 4.9}  # fmt: skip
+            "initial_loss": 5.31, "final_loss": 4.87, "final_eval_loss": 4.9,
+            "phases": [{"phase": 1, "block_size": 8, "first_step": 1, "last_step": 40, "global_batch_size": 16,
+                        "predictions_per_block": 1},
+                       {"phase": 2, "block_size": 16, "first_step": 41, "last_step": 60, "global_batch_size": 8,
+                        "predictions_per_block": 2}]}  # fmt: skip
 EVALUATION = {"validation_blocks": 4, "masked_tokens": 8, "mlm_loss": 4.912345678901234, "perplexity": 135.9734911,
               "masked_token_accuracy": 0.125, "chance_accuracy": 0.005, "most_frequent_token_accuracy": 0.0625,
               "masking_seed": 1234, "predictions_per_block": 2}  # fmt: skip
@@ -131,9 +135,11 @@ def test_the_model_cards_text_says_what_was_trained_and_how_well(run):
     assert (
         f"{manifest['split']['train_blocks']} for training, {manifest['split']['validation_blocks']} held out" in text
     )
-    assert "- **steps:** 60 of 8 blocks (7,680 tokens)" in text and "- **backend:** cpu, world size 1" in text
+    steps = "- **steps:** 40 of 16 blocks of 8, then 20 of 8 blocks of 16 (7,680 tokens)"
+    assert steps in text and "- **backend:** cpu, world size 1" in text
     assert f"- **learning rate:** {SETTINGS['learning_rate']:g}, {SETTINGS['warmup_steps']} warmup steps" in text
-    assert "15% of each block's tokens, 2 positions per block" in text
+    assert "15% of each block's tokens (1 per block of 8, 2 per block of 16), 80% of them replaced by" in text
+    assert "4, 2 masked positions each, whatever training's masking" in text
     assert "- **MLM loss:** 4.912 (perplexity 136.0)" in text and "12.50%" in text
     assert "| model | kind | accuracy | macro_f1 |" in text
     assert "| pretrained | pretrained | 0.612 (0.592–0.632) | 0.588 (0.568–0.608) |" in text

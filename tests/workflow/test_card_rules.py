@@ -35,7 +35,8 @@ def test_the_cards_hold_the_runs_numbers(trained):
     ]
     found = [result for result in card.data.eval_results if result.task_type != "fill-mask"]
     assert sorted((result.task_name, result.metric_type, result.metric_value) for result in found) == sorted(downstream)
-    assert f"- **steps:** {training['steps']:,} of {training['global_batch_size']} blocks" in card.text
+    steps = f"- **steps:** {training['steps']:,} of {training['global_batch_size']} blocks of 16 ("
+    assert steps in card.text
     manifest = read(trained / "results/dataset/manifest.json")
     counts = DatasetCard.load(trained / "results/cards/dataset/README.md").data["snakebert"]
     assert (counts["shards"], counts["documents"], counts["tokens"], counts["blocks"]) == (
