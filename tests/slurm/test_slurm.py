@@ -139,8 +139,10 @@ def test_data_half_runs_as_slurm_jobs_one_per_shard(workdir, tmp_path, cluster):
     run_id = re.search(r"SLURM run ID: (\S+)", done.stdout + done.stderr).group(1)
     jobs = slurm_jobs(run_id, since)
     assert Counter(job["rule"] for job in jobs) == DATA_JOBS
-    for rule in ("ingest_shard", "tokenize_shard", "pack_shard"):
+    for rule in ("ingest_shard", "tokenize_shard"):
         assert sorted(job["wildcards"] for job in jobs if job["rule"] == rule) == sorted(SHARDS)
+    packed = sorted(job["wildcards"] for job in jobs if job["rule"] == "pack_shard")
+    assert packed == sorted(f"blocks_{shard}" for shard in SHARDS)  # the packing folder, then source and shard
     assert {(job["Partition"], job["Account"], job["State"]) for job in jobs} == {("cpu", ACCOUNT, "COMPLETED")}
     # the profile's memory and the rules' threads reached sbatch
     assert {job["ReqMem"] for job in jobs if job["rule"] != "train_tokenizer"} == {"4000M"}
