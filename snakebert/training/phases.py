@@ -76,13 +76,13 @@ def config_problems(settings: dict, data_block_size: int, max_positions: int) ->
     """What is wrong with the phases and the corruption split, found when the workflow is parsed."""
     problems = []
     try:
-        phases = plan_phases(settings, data_block_size)
+        plan_phases(settings, data_block_size)
     except DataError as error:
         return [str(error)]
-    for phase in phases:
-        if phase.block_size > max_positions:
+    for index, phase in enumerate(settings["phases"]):  # without phases, data.block_size is checked on its own
+        if phase["block_size"] > max_positions:
             problems.append(
-                f"config pretrain.phases[{phase.number - 1}].block_size ({phase.block_size}) is larger than "
+                f"config pretrain.phases[{index}].block_size ({phase['block_size']}) is larger than "
                 f"model.max_position_embeddings ({max_positions})"
             )
     total = sum(settings["corruption"].values())

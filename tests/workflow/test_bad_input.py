@@ -369,6 +369,21 @@ def test_block_size_larger_than_model_max_length_names_both_keys(workdir):
     assert not (workdir / "results").exists()
 
 
+@pytest.mark.parametrize(
+    ("pretrain", "fragments"),
+    [
+        ({"phases": [{"block_size": 8, "steps": 10}]}, ["pretrain.phases: the phases' steps add up to 10", "is 1000"]),
+        ({"phases": [{"block_size": 8, "steps": 5, "fraction": 0.5}]}, ["pretrain.phases[0]: give either steps or"]),
+        ({"corruption": {"mask": 0.9}}, ["pretrain.corruption: mask, random and keep add up to 1.1, not 1"]),
+    ],
+)
+def test_phases_and_corruption_that_do_not_add_up_are_refused_before_any_job(workdir, pretrain, fragments):
+    config = notes_config(workdir, pretrain={"max_steps": 1000, **pretrain})
+    done = snakemake(workdir, config=config, check=False)
+    assert_workflow_refused(done, workdir, *fragments)
+    assert not (workdir / "results").exists()
+
+
 @pytest.mark.parametrize("pattern", ["(unclosed", "foo(?=bar)", r"(a)\1", "[z-a]"])
 def test_invalid_re2_strip_pattern_names_the_key_and_the_pattern(workdir, pattern):
     write_jsonl(workdir / "corpus" / "notes.jsonl", [{"text": doc} for doc in DOCS])
