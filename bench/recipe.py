@@ -39,7 +39,18 @@ from snakebert.config_defaults import schema_defaults  # noqa: E402
 from snakebert.training.phases import plan_phases  # noqa: E402
 
 ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HF_HUB_OFFLINE": "1"}
-MODEL = {"hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4, "intermediate_size": 1024}
+MODEL = {"hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4, "intermediate_size": 1024,
+         "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1}  # fmt: skip
+BASE = {  # what every arm trains with unless it says otherwise (not config/config.yaml's recipe)
+    "phases": [],
+    "per_device_train_batch_size": 8,
+    "learning_rate": 5.0e-5,
+    "adam_beta2": 0.999,
+    "adam_epsilon": 1.0e-8,
+    "final_lr_fraction": 0.0,
+    "mlm_probability": 0.15,
+    "weight_decay": 0.01,
+}
 PHASES = [  # 90% of the steps on 128-token blocks (4 x the blocks: the same tokens per step), then 512
     {"block_size": 128, "fraction": 0.9, "per_device_train_batch_size": 32, "max_predictions": 40},
     {"block_size": 512, "fraction": 0.1},
@@ -54,7 +65,7 @@ NEW = {
     "mlm_probability": 0.3,
     "phases": PHASES,
 }
-ARMS = {  # pretrain settings over the default config's; warmup_fraction is turned into warmup_steps
+ARMS = {  # pretrain settings over BASE; warmup_fraction is turned into warmup_steps
     "tutorial": TUTORIAL,  # the tutorial's recipe: 5e-5, 10% warm-up, one phase at 512
     "run_mlm": {"learning_rate": 5.0e-5, "warmup_fraction": 0.0, "weight_decay": 0.0},  # run_mlm.py's defaults
     "tutorial+lr": {**TUTORIAL, "learning_rate": NEW["learning_rate"]},
@@ -81,7 +92,7 @@ def snakemake(workdir: Path, config: Path, target: str, log: Path, threads: int)
 
 def arm_config(arm: dict, steps: int) -> dict:
     """The config file of an arm training `steps` steps (the default config's sections, the bench's model)."""
-    settings = {key: value for key, value in arm.items() if key != "warmup_fraction"}
+    settings = {**BASE, **{key: value for key, value in arm.items() if key != "warmup_fraction"}}
     settings["warmup_steps"] = round(arm["warmup_fraction"] * steps)
     settings |= {"max_steps": steps, "eval_steps": max(steps // 8, 1), "save_steps": steps, "eval_blocks": 64}
     settings |= {"logging_steps": max(steps // 40, 1)}
@@ -99,13 +110,16 @@ def write_config(folder: Path, config: dict) -> Path:
     return path
 
 
+def planned(arm: dict, steps: int):
+    """The phases of an arm training `steps` steps, as pretrain plans them."""
+    default = yaml.safe_load((REPO / "config/config.yaml").read_text())["pretrain"]
+    settings = {**schema_defaults("pretrain"), **default, **arm_config(arm, steps)["pretrain"]}
+    return plan_phases(settings, 512)
+
+
 def shapes(arm: dict) -> list[tuple[int, int, int]]:
     """Each phase's (block size, batch, predictions per block): what its step time depends on."""
-    default = yaml.safe_load((REPO / "config/config.yaml").read_text())["pretrain"]
-    settings = {**schema_defaults("pretrain"), **default, **arm_config(arm, STEP_UNIT)["pretrain"]}
-    return [
-        (phase.block_size, phase.per_device_train_batch_size, phase.predictions) for phase in plan_phases(settings, 512)
-    ]
+    return [(phase.block_size, phase.per_device_train_batch_size, phase.predictions) for phase in planned(arm, 100)]
 
 
 def seconds_per_step(calibrations: dict[str, list[dict]]) -> dict[tuple, float]:
@@ -119,14 +133,13 @@ def seconds_per_step(calibrations: dict[str, list[dict]]) -> dict[tuple, float]:
 
 
 def phase_steps(arm: dict, steps: int) -> list[int]:
-    """The steps of each phase of an arm training `steps` steps (as plan_phases rounds them)."""
-    phases = arm.get("phases") or [{"fraction": 1.0}]
-    return [round(phase["fraction"] * steps) for phase in phases]
+    """The steps of each phase of an arm training `steps` steps."""
+    return [phase.steps for phase in planned(arm, steps)]
 
 
 def budget_steps(arm: dict, per_step: list[float], budget: float) -> int:
     """The most steps whose phases train within `budget` seconds at `per_step` seconds per step of each phase."""
-    fractions = [phase["fraction"] for phase in arm.get("phases") or [{"fraction": 1.0}]]
+    fractions = [phase.steps / STEP_UNIT for phase in planned(arm, STEP_UNIT)]
     steps = int(budget / sum(fraction * seconds for fraction, seconds in zip(fractions, per_step, strict=True)))
     return steps - steps % STEP_UNIT
 

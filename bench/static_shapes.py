@@ -139,10 +139,12 @@ def trainer_for(path: str, tokenizer, train, validation, settings: dict, output_
 
 
 def training_settings(manifest: str, steps: int, seed: int) -> dict:
-    """The config's `pretrain` settings for a bench run: no checkpoint and no evaluation inside it (an evaluation
-    would draw on the old path's global generator and shift its later masks)."""
+    """The config's `pretrain` settings for a bench run: one phase of the data set's blocks, 8 per step at 15%, as
+    both paths mask (the old one knows no phases); no checkpoint and no evaluation inside it (an evaluation would
+    draw on the old path's global generator and shift its later masks)."""
     never = steps + 1
-    return {**config_section("pretrain"), "max_steps": steps, "seed": seed, "save_steps": never, "eval_steps": never,
+    return {**config_section("pretrain"), "phases": [], "per_device_train_batch_size": 8, "mlm_probability": 0.15,
+            "max_steps": steps, "seed": seed, "save_steps": never, "eval_steps": never,
             "shuffle_seed": read_manifest(manifest)["shuffle_seed"]}  # fmt: skip
 
 

@@ -35,11 +35,16 @@ class Phase:
         return predictions_per_block(self.block_size, self.mlm_probability, self.max_predictions)
 
 
-def _phase_steps(spec: dict, index: int, max_steps: int) -> int:
-    key = f"config pretrain.phases[{index}]"
+def _phase_steps(spec: dict, index: int, settings: dict, start: int, last: bool) -> int:
+    """A phase's steps: `steps`, or its `fraction` of max_steps, rounded; the last phase's fraction takes what the
+    others' rounding left (within a step of its share)."""
+    key, max_steps = f"config pretrain.phases[{index}]", settings["max_steps"]
     if ("steps" in spec) == ("fraction" in spec):
         raise DataError(f"{key}: give either steps or fraction")
-    steps = spec["steps"] if "steps" in spec else round(spec["fraction"] * max_steps)
+    if "steps" in spec:
+        return spec["steps"]
+    share = spec["fraction"] * max_steps
+    steps = max_steps - start if last and abs(max_steps - start - share) <= 1 else round(share)
     if steps < 1:
         raise DataError(f"{key}: fraction {spec['fraction']} of max_steps {max_steps} is no step")
     return steps
@@ -50,7 +55,7 @@ def plan_phases(settings: dict, block_size: int) -> list[Phase]:
     specs = settings["phases"] or [{"block_size": block_size, "steps": settings["max_steps"]}]
     phases, start = [], 0
     for index, spec in enumerate(specs):
-        steps = _phase_steps(spec, index, settings["max_steps"])
+        steps = _phase_steps(spec, index, settings, start, index == len(specs) - 1)
         overrides = {key: spec.get(key, settings[key]) for key in PHASE_SETTINGS}
         phases.append(Phase(index + 1, spec["block_size"], start, steps, **overrides))
         start += steps

@@ -27,6 +27,12 @@ def test_no_phases_is_one_phase_of_the_data_sets_blocks_for_max_steps():
     assert phase.predictions == 77 and packing_sizes(SETTINGS, 512) == []
 
 
+@pytest.mark.parametrize("steps", [5, 15, 25, 1305])
+def test_fractions_that_round_apart_give_the_last_phase_the_rest(steps):
+    first, second = plan_phases({**SETTINGS, "max_steps": steps, "phases": TWO}, 512)
+    assert first.steps == round(0.9 * steps) and first.steps + second.steps == steps and second.steps >= 1
+
+
 def test_phases_split_max_steps_and_override_the_settings_they_name():
     first, second = plan_phases({**SETTINGS, "phases": TWO}, 512)
     assert (first.start, first.stop, second.start, second.stop) == (0, 900, 900, 1000)
