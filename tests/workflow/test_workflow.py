@@ -107,7 +107,8 @@ def test_dry_run_shows_every_job_for_hub_sources_before_any_data_exist(workdir):
         ],
     }
     jobs = planned_jobs(workdir, config)
-    assert jobs["ingest_shard"] == jobs["tokenize_shard"] == jobs["pack_shard"] == 8
+    assert jobs["ingest_shard"] == jobs["tokenize_shard"] == 8
+    assert jobs["pack_shard"] == 16  # each shard packed at 512 and at 128, for the default config's two phases
     assert jobs["train_tokenizer"] == jobs["build_manifest"] == jobs["pretrain"] == jobs["evaluate"] == 1
     assert not (workdir / "results").exists()
 
