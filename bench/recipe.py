@@ -22,13 +22,11 @@ Everything is written to <workdir>/recipe.json.
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
@@ -38,7 +36,9 @@ sys.path.insert(0, str(REPO))
 from snakebert.config_defaults import schema_defaults  # noqa: E402
 from snakebert.training.phases import plan_phases  # noqa: E402
 
-ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HF_HUB_OFFLINE": "1"}
+sys.path.insert(0, str(REPO / "bench"))
+from reference_model import snakemake  # noqa: E402  (the same call of the workflow, with its log and timing)
+
 MODEL = {"hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4, "intermediate_size": 1024,
          "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1}  # fmt: skip
 BASE = {  # what every arm trains with unless it says otherwise (not config/config.yaml's recipe)
@@ -76,18 +76,6 @@ ARMS = {  # pretrain settings over BASE; warmup_fraction is turned into warmup_s
 }
 TARGET_ARM = "tutorial"  # the others are timed to its final held-out loss
 STEP_UNIT = 40  # an arm's steps are a multiple: 8 evaluations at whole steps, phases of 90% and 10% exact
-
-
-def snakemake(workdir: Path, config: Path, target: str, log: Path, threads: int) -> float:
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", str(threads)]
-    command += [target, "--configfile", str(config)]  # every job gets at most `threads` cores
-    start = time.monotonic()
-    with open(log, "w") as output:
-        done = subprocess.run(command, cwd=workdir, env=ENV, stdout=output, stderr=subprocess.STDOUT)
-    if done.returncode != 0:
-        tail = "\n".join(log.read_text().splitlines()[-40:])
-        raise SystemExit(f"{' '.join(command)} failed in {workdir} (log: {log}):\n{tail}")
-    return time.monotonic() - start
 
 
 def arm_config(arm: dict, steps: int) -> dict:

@@ -62,9 +62,10 @@ def reference_folder(package: str) -> Path:
     return folders[0]
 
 
-def snakemake(workdir: Path, config: Path, target: str, log: Path) -> float:
-    """Build `target` in `workdir`; the wall seconds. Snakemake's output goes to `log`."""
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2"]
+def snakemake(workdir: Path, config: Path, target: str, log: Path, cores: int = 2) -> float:
+    """Build `target` in `workdir` with `cores` (each job gets at most that many); the wall seconds. Snakemake's
+    output goes to `log`."""
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", str(cores)]
     command += [target, "--configfile", str(config)]  # --configfile takes every path after it
     start = time.monotonic()
     with open(log, "w") as output:
