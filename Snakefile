@@ -1,14 +1,22 @@
 import os
+import sys
 
-from snakemake.utils import min_version, validate
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import min_version
 
 min_version("9.0")
+sys.path.insert(0, workflow.basedir)  # the snakebert package, as the scripts find it
+
+from snakebert.config_validation import ConfigError, validate_config
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
-validate(config, "config/schema.yaml")
+try:
+    validate_config(config)
+except ConfigError as error:
+    raise WorkflowError(str(error)) from None
 
 
 report: "report/workflow.rst"

@@ -2,7 +2,6 @@ import hashlib
 import json
 import math
 import os
-import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -10,7 +9,6 @@ from snakemake.exceptions import WorkflowError
 ROOT = Path(workflow.basedir)
 SCRIPTS = ROOT / "scripts"
 GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
-sys.path.insert(0, str(ROOT))  # the snakebert package, as the scripts find it
 
 from snakebert.code_digest import code_digest
 from snakebert.data.shards import declared_input, shard_name
@@ -21,6 +19,7 @@ from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
 from snakebert.training.backends import BACKENDS, device_count, resolve_backend
 from snakebert.training.job import evaluation_masking
+from snakebert.training.model_config import config_problems as model_problems
 from snakebert.training.phases import config_problems as phase_problems
 from snakebert.training.phases import packing_sizes
 from snakebert.training.probes import prompt_problems
@@ -50,7 +49,7 @@ def non_finite(value, key=""):
 def check_config():
     for key in non_finite(config):
         raise WorkflowError(f"config {key}: a finite number is needed")
-    for problem in prompt_problems(config["evaluate"]["probes"]):
+    for problem in prompt_problems(config["evaluate"]["probes"]) + model_problems(config["model"]):
         raise WorkflowError(problem)
     max_positions = config["model"]["max_position_embeddings"]
     for problem in phase_problems(config["pretrain"], config["data"]["block_size"], max_positions):

@@ -1,0 +1,80 @@
+"""The config's validation: the schema's defaults filled in, and refusals that name the key and never show a secret or
+a huge value."""
+
+import pytest
+import yaml
+
+from snakebert.config_defaults import schema_defaults
+from snakebert.config_validation import MAX_VALUES, SHOWN_CHARS, ConfigError, secret_like, validate_config
+from snakebert.training.model_config import config_problems
+
+SOURCE = {"name": "notes", "type": "files", "paths": ["corpus/notes.jsonl"], "format": "jsonl"}
+TOKEN = "hf_" + "Q" * 34  # a Hub token's shape
+
+
+def refusal(config: dict) -> str:
+    with pytest.raises(ConfigError) as refused:
+        validate_config(config)
+    return str(refused.value)
+
+
+def test_every_default_is_filled_in_nested_sections_too():
+    config = {"sources": [SOURCE]}
+    validate_config(config)
+    for section in ("pretrain", "model", "evaluate", "finetune"):
+        assert config[section] == schema_defaults(section)
+    assert config["pretrain"]["corruption"] == {"mask": 0.8, "random": 0.1, "keep": 0.1}
+
+
+@pytest.mark.parametrize(
+    ("config", "path"),
+    [
+        ({"hub": {"push": True, "dataset_repo": "a/b", "token": TOKEN}}, "hub.token"),
+        ({"sources": [{**SOURCE, "hf_token": TOKEN}]}, "sources[0].hf_token"),
+        ({"finetune": {"tasks": [{"name": "t", "Api-Key": TOKEN}]}}, "finetune.tasks[0].Api-Key"),
+        ({"hub": {"password": "hunter2"}}, "hub.password"),
+    ],
+)
+def test_a_key_named_like_a_secret_is_refused_without_its_value(config, path):
+    message = refusal({"sources": [SOURCE], **config})
+    assert message.startswith(f"config {path}: a key named like a secret is refused")
+    assert TOKEN not in message and "hunter2" not in message
+    assert "HF_TOKEN" in message
+
+
+@pytest.mark.parametrize("name", ["tokenizer", "mask_tokens", "keys", "monkey_business", "tokenizer_repo"])
+def test_names_that_only_contain_a_secret_word_are_not_secrets(name):
+    assert not secret_like(name)
+
+
+def test_aliases_that_expand_are_refused_before_the_schema_walks_them():
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, 9)]  # 9^9 values
+    config = yaml.safe_load("\n".join(levels))
+    message = refusal({"sources": [SOURCE], "bomb": config})
+    assert message == f"config: more than {MAX_VALUES} values (YAML anchors and aliases that expand?)"
+
+
+def test_a_refusal_names_the_key_and_cuts_a_long_value():
+    message = refusal({"sources": [SOURCE], "data": {"block_size": "x" * 100_000}})
+    assert message.startswith("config data.block_size: 'xxx")
+    assert len(message) < SHOWN_CHARS + 100
+    assert message.endswith(" characters)")
+
+
+def test_a_token_in_any_value_is_blanked():
+    message = refusal({"sources": [SOURCE], "data": {"block_size": TOKEN}})
+    assert TOKEN not in message
+    assert "'hf_***' is not of type 'integer'" in message
+
+
+def test_a_seed_beyond_32_bits_is_refused_naming_the_key():
+    message = refusal({"sources": [SOURCE], "pretrain": {"seed": 2**32}})
+    assert message == "config pretrain.seed: 4294967296 is greater than the maximum of 4294967295"
+
+
+def test_a_width_that_the_heads_do_not_divide_is_a_problem():
+    assert config_problems({"hidden_size": 33, "num_attention_heads": 2}) == [
+        "config model.hidden_size (33) is not a multiple of model.num_attention_heads (2)"
+    ]
+    assert config_problems({"hidden_size": 128, "num_attention_heads": 2}) == []
