@@ -1,6 +1,7 @@
 """What pretraining checks before its first step, so that bad data fails in the first seconds of a long run:
-every block file against the manifest's SHA-256, every token id below the vocabulary, and both splits large
-enough to train and evaluate. Each failure names the file or the setting."""
+the manifest's counts against each other, every block file against the manifest's SHA-256 and block count, every
+token id below the vocabulary, and both splits large enough to train and evaluate. Each failure names the file,
+the shard or the setting."""
 
 import os
 from pathlib import Path
@@ -12,17 +13,63 @@ from ..data.manifest import block_ids, packing_shards
 from ..errors import DataError
 
 
-def _largest_id(path: Path, manifest: dict, block_size: int) -> int:
-    """The largest token id in a block file, record batch by record batch (memory-mapped, no copy)."""
-    largest = 0
+def _scan(path: Path, manifest: dict, block_size: int) -> tuple[int, int]:
+    """(the largest token id, the blocks) of a block file, record batch by record batch (memory-mapped, no copy)."""
+    largest = rows = 0
     try:
         with pa.memory_map(str(path)) as source:
             for batch in pa.ipc.open_stream(source):
                 ids = block_ids(batch, path, manifest, block_size).to_numpy()
                 largest = max(largest, int(ids.max(initial=0)))
+                rows += batch.num_rows
     except (pa.ArrowException, OSError, KeyError, AttributeError) as error:
         raise DataError(f"{path}: not a readable block file ({error}); delete it and rerun to rebuild it") from error
-    return largest
+    return largest, rows
+
+
+def _count_problems(manifest: dict) -> list[str]:
+    """Where the manifest's own counts disagree: each shard's tokens against its blocks and dropped tokens (in
+    every packing), the totals against the shards, the splits against the totals, each validation range against
+    its shard."""
+    shards = manifest["shards"]
+    problems = []
+    for packing in [{"block_size": manifest["block_size"], "shards": shards}, *manifest.get("packings", [])]:
+        size = packing["block_size"]
+        for index, (shard, packed) in enumerate(zip(shards, packing["shards"], strict=True)):
+            if packed["blocks"] * size + packed["dropped_tokens"] != shard["tokens"]:
+                problems.append(
+                    f"shard {index} ({packed['path']}): {packed['blocks']} blocks of {size} and "
+                    f"{packed['dropped_tokens']} dropped tokens are not its {shard['tokens']} tokens"
+                )
+    blocks = sum(shard["blocks"] for shard in shards)
+    split = manifest["split"]
+    if manifest["totals"]["blocks"] != blocks:
+        problems.append(f"totals.blocks is {manifest['totals']['blocks']}, the shards hold {blocks}")
+    if split["train_blocks"] + split["validation_blocks"] != blocks:
+        problems.append(
+            f"split: {split['train_blocks']} train and {split['validation_blocks']} validation blocks are not the "
+            f"shards' {blocks}"
+        )
+    ranges = split["validation"]
+    if sum(part["stop"] - part["start"] for part in ranges) != split["validation_blocks"]:
+        problems.append(f"split.validation's ranges do not hold split.validation_blocks ({split['validation_blocks']})")
+    for part in ranges:
+        if not 0 <= part["start"] <= part["stop"] <= shards[part["shard"]]["blocks"]:
+            problems.append(f"split.validation range {part} lies outside shard {part['shard']}")
+    return problems
+
+
+def check_counts(manifest_path: str, manifest: dict) -> None:
+    """Refuse a manifest whose counts disagree with each other (hand-edited, or of another data set)."""
+    try:
+        problems = _count_problems(manifest)
+    except (KeyError, IndexError, TypeError, ValueError) as error:
+        raise DataError(f"{manifest_path}: not a manifest of this workflow ({error!r}); rerun to rebuild it") from error
+    if problems:
+        raise DataError(
+            f"{manifest_path}: its counts disagree ({'; '.join(problems)}); it was edited or belongs to other "
+            "blocks: delete it and rerun to rebuild it"
+        )
 
 
 def verify_blocks(
@@ -43,7 +90,12 @@ def verify_blocks(
                 f"{path}: its SHA-256 differs from the one in {manifest_path}: the file changed after the manifest "
                 "was written; delete it and rerun to rebuild it"
             )
-        largest = _largest_id(path, manifest, size)
+        largest, rows = _scan(path, manifest, size)
+        if rows != shard["blocks"]:
+            raise DataError(
+                f"{path}: {rows} blocks, {manifest_path} lists {shard['blocks']}: the manifest does not describe "
+                "this file; delete the manifest and rerun to rebuild it"
+            )
         if largest >= vocab_size:
             raise DataError(
                 f"{path}: token id {largest} is not below the vocabulary size {vocab_size} of the tokenizer; "

@@ -21,7 +21,7 @@ from .job import TrainingJob
 from .masking import BlockCollator, predictions_per_block
 from .model import BertForMaskedPositions, bert_config, save_as_bert
 from .phases import Phase, plan_phases
-from .preflight import check_splits, check_vocabulary, verify_blocks
+from .preflight import check_counts, check_splits, check_vocabulary, verify_blocks
 from .trainers import build_trainer, global_batch_size
 
 # The `pretrain` settings that cannot change the trained weights; every other setting is in the fingerprint, so
@@ -57,10 +57,12 @@ def fingerprint_inputs(
 
 
 def preflight(manifest_path: str, manifest: dict, vocab_size: int, phases: list[Phase], ranks: int, backend: str):
-    """Fail before the first step, and before any block is read: vocabulary, splits (each phase's packing against
-    its global batch), and this process's share of the block files of every packing the phases read."""
+    """Fail before the first step, and before any block is read: vocabulary, the manifest's counts, splits (each
+    phase's packing against its global batch), and this process's share of the block files of every packing the
+    phases read."""
     started = time.monotonic()
     check_vocabulary(manifest_path, manifest, vocab_size)
+    check_counts(manifest_path, manifest)
     split = manifest["split"]
     for phase in phases:
         train_blocks = len(split_indices(manifest, "train", phase.block_size))

@@ -14,7 +14,7 @@ from snakebert.checksum import sha256
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
 from snakebert.training.job import TrainingJob
-from snakebert.training.preflight import check_splits, check_vocabulary, verify_blocks
+from snakebert.training.preflight import check_counts, check_splits, check_vocabulary, verify_blocks
 from snakebert.training.pretrain import pretrain
 
 
@@ -104,3 +104,40 @@ def test_pretrain_names_a_truncated_block_file_before_it_reads_the_blocks(tiny_d
         )  # fmt: skip
         pretrain(job, str(tmp_path / "model"))
     assert str(path) in str(refused.value) and not (tmp_path / "checkpoints").exists()
+
+
+def test_a_manifest_that_lists_fewer_blocks_than_the_file_holds_is_refused_naming_the_file(data):
+    manifest_path, manifest = data
+    path = os.path.normpath(manifest_path.parent / manifest["shards"][0]["path"])
+    manifest["shards"][0]["blocks"] -= 1
+    with pytest.raises(DataError, match="the manifest does not describe this file") as refused:
+        verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
+    assert f"{path}: {manifest['shards'][0]['blocks'] + 1} blocks" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("edit", "fragment"),
+    [
+        (lambda m: m["shards"][0].__setitem__("blocks", m["shards"][0]["blocks"] - 1), "shard 0 ("),
+        (lambda m: m["shards"][1].__setitem__("blocks", m["shards"][1]["blocks"] + 1), "shard 1 ("),
+        (lambda m: m["totals"].__setitem__("blocks", m["totals"]["blocks"] + 5), "totals.blocks is"),
+        (lambda m: m["split"].__setitem__("train_blocks", m["split"]["train_blocks"] - 1), "train and"),
+        (lambda m: m["split"]["validation"][0].__setitem__("stop", 10**6), "split.validation"),
+    ],
+)
+def test_a_manifest_whose_counts_disagree_is_refused_naming_what(data, edit, fragment):
+    manifest_path, manifest = data
+    check_counts(str(manifest_path), manifest)
+    edit(manifest)
+    with pytest.raises(DataError, match="its counts disagree") as refused:
+        check_counts(str(manifest_path), manifest)
+    assert fragment in str(refused.value)
+    assert str(manifest_path) in str(refused.value)
+
+
+def test_a_manifest_missing_a_count_is_refused_naming_the_manifest(data):
+    manifest_path, manifest = data
+    del manifest["shards"][0]["tokens"]
+    with pytest.raises(DataError, match="not a manifest of this workflow") as refused:
+        check_counts(str(manifest_path), manifest)
+    assert str(manifest_path) in str(refused.value)
