@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..streams import stream_batches
 
@@ -20,12 +21,35 @@ def shard_texts(raw_shard: str, skip_rows: np.ndarray | None = None) -> Iterator
         yield texts
 
 
+PIECE_CHARS = 10_000  # the tokenizer's sample takes documents in pieces of about this size, cut at whitespace
+WHITESPACE = (" ", "\n", "\t", "\r")
+
+
+def text_pieces(text: str, limit: int = PIECE_CHARS) -> list[str]:
+    """`text` cut at whitespace into pieces of at most `limit` characters (a run of `limit` characters without
+    whitespace is cut where it reaches the limit); joined, the pieces are `text`."""
+    pieces, start = [], 0
+    while len(text) - start > limit:
+        cut = max(text.rfind(space, start + 1, start + limit) for space in WHITESPACE)
+        cut = cut if cut > start else start + limit
+        pieces.append(text[start:cut])
+        start = cut
+    pieces.append(text[start:])
+    return pieces
+
+
 def sample_texts(batches: Iterator[pa.Array], fraction: float) -> Iterator[list[str]]:
-    """An evenly spaced `fraction` of the documents, chosen by their position alone (deterministic)."""
+    """An evenly spaced `fraction` of the corpus's pieces (each document cut into text_pieces), chosen by their
+    position alone (deterministic): a sample of about `fraction` of the characters, also of a corpus of a few huge
+    documents. A batch of documents no longer than a piece is sampled without reading its texts into Python."""
     seen = 0
     for texts in batches:
-        positions = np.arange(seen, seen + len(texts))
+        if (pc.max(pc.utf8_length(texts)).as_py() or 0) <= PIECE_CHARS:
+            pieces = texts
+        else:
+            pieces = pa.array([piece for text in texts.to_pylist() if text for piece in text_pieces(text)], pa.string())
+        positions = np.arange(seen, seen + len(pieces))
         chosen = np.floor((positions + 1) * fraction) > np.floor(positions * fraction)
-        seen += len(texts)
+        seen += len(pieces)
         if chosen.any():
-            yield texts.filter(pa.array(chosen)).to_pylist()
+            yield pieces.filter(pa.array(chosen)).to_pylist()

@@ -25,6 +25,7 @@ BERT_SPECIALS = {
     "mask_token": "[MASK]",
 }
 Sample = Callable[[], Iterator[list[str]]]
+MIN_VOCAB_FILL = 0.5  # a learned vocabulary below this share of tokenizer.vocab_size is refused
 
 
 def load_base(name: str):
@@ -158,11 +159,24 @@ def save_pretrained(backend: Tokenizer, config: dict, out: str) -> None:
         (tmp / "tokenizer_config.json").write_text(text, encoding="utf-8")
 
 
+def check_filled(backend: Tokenizer, settings: dict) -> None:
+    """Refuse a vocabulary far smaller than asked: a sample too small for it (or a corpus that cannot fill it)
+    would turn most of the data set into [UNK] or single characters."""
+    learned, asked = backend.get_vocab_size(), settings["vocab_size"]
+    if learned < asked * MIN_VOCAB_FILL:
+        raise DataError(
+            f"the tokenizer learned {learned} tokens of the {asked} asked (tokenizer.vocab_size): its sample of "
+            f"tokenizer.sample_chars = {settings['sample_chars']:,} characters is too small for that vocabulary, or "
+            f"the corpus is; raise tokenizer.sample_chars or lower tokenizer.vocab_size to about {learned}"
+        )
+
+
 def train_tokenizer(raw_shards: list[str], raw_stats: list[str], duplicates: str, settings: dict, out: str) -> dict:
     """Train on the sample and save it into `out` for AutoTokenizer; returns its tokenizer_config."""
     style = bert_style(settings)
     sample = corpus_sample(raw_shards, raw_stats, duplicates, settings["sample_chars"])
     backend = train_deterministic(style, sample, settings["vocab_size"], settings["min_frequency"])
+    check_filled(backend, settings)
     config = tokenizer_config(style, settings["model_max_length"])
     save_pretrained(backend, config, out)
     return config

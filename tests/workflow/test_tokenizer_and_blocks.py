@@ -143,3 +143,14 @@ def test_base_tokenizer_lends_its_normaliser_and_special_tokens(built, tmp_path)
     loaded = AutoTokenizer.from_pretrained(tmp_path / "from-base")
     assert not retrained["do_lower_case"]
     assert loaded.decode(loaded("The Library")["input_ids"], skip_special_tokens=True) == "The Library"
+
+
+def test_a_sample_too_small_for_the_vocabulary_is_refused_naming_both_settings(tmp_path):
+    config = two_source_config(tmp_path)  # the whole corpus fills the tests' 200 tokens (the `built` data set)
+    config["tokenizer"] = {**config["tokenizer"], "sample_chars": 300}
+    done = snakemake(tmp_path, "results/tokenizer", config=config, check=False)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert "of the 200 asked (tokenizer.vocab_size)" in output, output
+    assert "tokenizer.sample_chars = 300 characters is too small" in output, output
+    assert not (tmp_path / "results/tokenizer").exists()
