@@ -56,10 +56,11 @@ def _lines(paths: list[str]) -> Iterator[str]:
         with open_input(path) as handle:
             offset = 0
             for raw in handle:
-                line = _decode(raw, path, offset).strip()
+                text = _decode(raw, path, offset)
                 offset += len(raw)
-                if line:
-                    yield line
+                for line in text.split("\r"):  # a lone CR (old Mac line ends) breaks a line too
+                    if line.strip():
+                        yield line.strip()
 
 
 def _jsonl(paths: list[str], column: str) -> Iterator[str | None]:
@@ -71,25 +72,55 @@ def _jsonl(paths: list[str], column: str) -> Iterator[str | None]:
                 offset += len(raw)
                 if not line.strip():
                     continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise DataError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+                record = _json_record(line, f"{path}:{number}")
                 if not isinstance(record, dict) or column not in record:
                     raise DataError(f"{path}:{number}: no text column {column!r}")
-                text = record[column]
-                if text is not None and not isinstance(text, str):
-                    raise DataError(f"{path}:{number}: column {column!r} holds {type(text).__name__}, not text")
-                yield text
+                yield _json_text(record[column], f"{path}:{number}", column)
+
+
+def _json_record(line: str, where: str):
+    """One JSON Lines record; anything json cannot read (bad syntax, nesting past Python's recursion limit, an
+    integer of more than 4300 digits) is an error that names the file and line."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as error:
+        raise DataError(f"{where}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise DataError(f"{where}: JSON nested too deeply to read") from None
+    except ValueError as error:  # the integer digit limit
+        raise DataError(f"{where}: JSON that cannot be read ({error})") from None
+
+
+def _json_text(text, where: str, column: str) -> str | None:
+    """The text column's value: a string that is Unicode text (JSON's `\\ud800` escapes a lone surrogate, which no
+    UTF-8 file can hold), or null."""
+    if text is not None and not isinstance(text, str):
+        raise DataError(f"{where}: column {column!r} holds {type(text).__name__}, not text")
+    try:
+        (text or "").encode("utf-8")
+    except UnicodeEncodeError as error:
+        code = ord(text[error.start])
+        raise DataError(
+            f"{where}: column {column!r} holds a lone surrogate (\\u{code:04x}) at character {error.start}: not "
+            "Unicode text"
+        ) from None
+    return text
 
 
 def _string_column(table_or_batch, column: str, path: str) -> pa.Array:
     if column not in table_or_batch.schema.names:
         raise DataError(f"{path}: no text column {column!r} (columns: {', '.join(table_or_batch.schema.names)})")
     field = table_or_batch.schema.field(column)
-    if not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)):
+    if not _is_text(field.type):
         raise DataError(f"{path}: column {column!r} has type {field.type}, not string")
     return table_or_batch.column(column)
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    """string, large_string and string_view, or a dictionary of them (a pandas categorical)."""
+    if pa.types.is_dictionary(kind):
+        return _is_text(kind.value_type)
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)
 
 
 def _valid_utf8(texts: pa.Array, column: str, path: str) -> pa.Array:

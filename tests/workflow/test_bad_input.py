@@ -180,6 +180,22 @@ def test_jsonl_record_that_is_not_an_object_names_file_and_line(workdir):
     assert_cli_refused(done, workdir, "corpus/notes.jsonl:2:", "'text'")
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"text": "scraped \\ud800 text"}', "column 'text' holds a lone surrogate (\\ud800) at character 8"),
+        ('{"text": "deep", "meta": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply to read"),
+        ('{"text": "big", "id": ' + "7" * 5000 + "}", "Exceeds the limit (4300 digits)"),
+    ],
+)
+def test_jsonl_a_reader_cannot_take_is_named_with_file_and_line(workdir, line, message):
+    path = workdir / "corpus" / "notes.jsonl"
+    path.parent.mkdir()
+    path.write_text('{"text": "fine"}\n' + line + "\n", encoding="utf-8")
+    done = ingest(workdir, files_source("jsonl"), "corpus/notes.jsonl")
+    assert_cli_refused(done, workdir, "corpus/notes.jsonl:2:", message)
+
+
 # --- missing or mistyped text column ------------------------------------------------------------------------------
 
 
