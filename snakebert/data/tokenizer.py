@@ -51,6 +51,12 @@ def bert_style(settings: dict) -> dict:
         raise DataError(
             f"tokenizer.base {settings['base']!r} is a {type(base).__name__}, not a BERT WordPiece tokenizer"
         )
+    missing = [role for role in SPECIAL_ROLES if getattr(base, role) is None]
+    if missing:
+        raise DataError(
+            f"tokenizer.base {settings['base']!r} has no {', '.join(missing)}: BERT needs each of "
+            f"{', '.join(SPECIAL_ROLES)}"
+        )
     return {
         "do_lower_case": base.do_lower_case,
         "strip_accents": base.strip_accents,

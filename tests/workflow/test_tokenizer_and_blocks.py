@@ -2,13 +2,14 @@
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import datasets
 import numpy as np
 import pyarrow as pa
 import pytest
-from helpers import snakemake, two_source_config
+from helpers import planned_jobs, snakemake, two_source_config
 from tokenizers import Tokenizer, models
 from transformers import AutoTokenizer, BertTokenizerFast
 
@@ -154,3 +155,23 @@ def test_a_sample_too_small_for_the_vocabulary_is_refused_naming_both_settings(t
     assert "of the 200 asked (tokenizer.vocab_size)" in output, output
     assert "tokenizer.sample_chars = 300 characters is too small" in output, output
     assert not (tmp_path / "results/tokenizer").exists()
+
+
+def test_a_base_without_a_special_token_is_refused_naming_the_role(built, tmp_path):
+    base = tmp_path / "base"
+    shutil.copytree(built / "results/tokenizer", base)
+    config = json.loads((base / "tokenizer_config.json").read_text())
+    (base / "tokenizer_config.json").write_text(json.dumps({**config, "mask_token": None}))
+    with pytest.raises(DataError, match=r"has no mask_token: BERT needs each of pad_token, unk_token"):
+        bert_style({"base": str(base)})
+
+
+def test_an_edit_of_the_base_folder_retrains_the_tokenizer(built, tmp_path):
+    shutil.copytree(built / "results/tokenizer", tmp_path / "base")
+    config = two_source_config(tmp_path)
+    config["tokenizer"] = {**config["tokenizer"], "base": "base"}
+    snakemake(tmp_path, "results/tokenizer", config=config)
+    assert planned_jobs(tmp_path, config, "results/tokenizer") == {}
+    settings = tmp_path / "base/tokenizer_config.json"
+    settings.write_text(json.dumps({**json.loads(settings.read_text()), "do_lower_case": False}))
+    assert planned_jobs(tmp_path, config, "results/tokenizer").get("train_tokenizer") == 1
