@@ -4,6 +4,7 @@ import glob
 import hashlib
 import importlib.util
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError
@@ -52,19 +53,37 @@ def glob_base(pattern: str) -> str:
     return str(Path(*parts[:first_magic])) if first_magic else "."  # a plain path: the file's folder
 
 
-def check_link(path: str, base: str, source: str) -> str:
-    """`path`, unless it reaches its file through a symlink whose target lies outside both the glob's folder and
+WORKFLOW_FOLDERS = ("results", "logs", "benchmarks", "checkpoints", ".snakemake")  # what the workflow writes
+
+
+def check_link(path: str, bases: list[str], source: str) -> str:
+    """`path`, unless it reaches its file through a symlink whose target lies outside the glob folders `bases` and
     the working directory (a link to a system file must not become training data, or a published data set)."""
     target = os.path.realpath(path)
     if target == os.path.abspath(path):
         return path
-    allowed = (os.path.realpath(base), os.path.realpath("."))
+    allowed = [os.path.realpath(base) for base in bases] + [os.path.realpath(".")]
     if any(os.path.commonpath([target, folder]) == folder for folder in allowed):
         return path
     raise DataError(
-        f"source {source!r}: {path} is a symlink to {target}, outside {base} and the working directory; "
-        "set follow_symlinks: true on the source to read it"
+        f"source {source!r}: {path} is a symlink to {target}, outside {' and '.join(bases)} and the working "
+        "directory; set follow_symlinks: true on the source to read it"
     )
+
+
+def check_not_output(path: str, source: str, pattern: str | None = None) -> str:
+    """`path`, unless it lies in a folder the workflow writes (a source that read its own outputs would feed a
+    shard into itself); `pattern`: the glob that matched it, named in the refusal."""
+    target = os.path.realpath(path)
+    for folder in WORKFLOW_FOLDERS:
+        written = os.path.realpath(folder)
+        if os.path.commonpath([target, written]) == written:
+            matched = f" (matched by {pattern!r})" if pattern else ""
+            raise DataError(
+                f"source {source!r}: {path}{matched} is in the workflow's own {folder}/: a source never reads what "
+                "the workflow writes; narrow the pattern"
+            )
+    return path
 
 
 def source_files(source: dict) -> list[str]:
@@ -74,8 +93,9 @@ def source_files(source: dict) -> list[str]:
     for pattern in source["paths"]:
         matches = sorted(glob.glob(pattern, recursive=True))
         matches = [check_name(path, source["name"]) for path in matches if Path(path).is_file()]
+        matches = [check_not_output(path, source["name"], pattern) for path in matches]
         if not source.get("follow_symlinks"):
-            matches = [check_link(path, glob_base(pattern), source["name"]) for path in matches]
+            matches = [check_link(path, [glob_base(pattern)], source["name"]) for path in matches]
         if not matches:
             raise DataError(f"source {source['name']!r}: no file matches {pattern!r}")
         found.extend(matches)
@@ -111,3 +131,14 @@ def group_files(files: list[str], max_bytes: int) -> list[list[str]]:
         groups[-1].append(path)
         size += nbytes
     return groups
+
+
+def files_at_open(source: dict, paths: list[str]) -> Iterator[str]:
+    """A shard's files as its ingest job reaches each one, checked again just before it is opened (a file swapped
+    for a link after the workflow was parsed is refused as it would have been then; any glob folder of the source
+    may hold a link's target)."""
+    bases = [glob_base(pattern) for pattern in source.get("paths", [])]
+    for path in paths:
+        check_name(path, source["name"])
+        check_not_output(path, source["name"])
+        yield path if source.get("follow_symlinks") else check_link(path, bases, source["name"])

@@ -10,7 +10,7 @@ import pyarrow as pa
 from ..errors import DataError
 from .formats import bounded, read_files
 from .hub_source import read_hub
-from .shards import embedded_files, group_files, source_files
+from .shards import embedded_files, files_at_open, group_files, source_files
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,9 @@ SOURCE_TYPES = {
     ),
     "files": SourceType(
         plan=lambda source: group_files(source_files(source), _megabytes(source)),
-        read=lambda source, files, shard: read_files(source["format"], files, source["text_column"]),
+        read=lambda source, files, shard: read_files(
+            source["format"], files_at_open(source, files), source["text_column"]
+        ),
     ),
     "hub": SourceType(
         plan=lambda source: [[] for _ in range(source["shards"])],  # the Hub's files are found by the job

@@ -4,7 +4,7 @@ follow_symlinks."""
 
 import pytest
 
-from snakebert.data.shards import glob_base, source_files
+from snakebert.data.shards import files_at_open, glob_base, source_files
 from snakebert.errors import DataError
 
 
@@ -65,3 +65,25 @@ def test_a_glob_starting_at_a_linked_folder_reads_inside_it(tree):
 )  # fmt: skip
 def test_the_glob_base_is_its_leading_parts_without_wildcards(pattern, base):
     assert glob_base(pattern) == base
+
+
+def test_a_link_swapped_in_after_planning_is_refused_when_the_job_opens_it(tree):
+    source = files_source("corpus/*.txt")
+    (tree / "work/corpus/a.txt").write_text("a real file when the workflow is parsed")
+    planned = source_files(source)
+    (tree / "work/corpus/a.txt").unlink()
+    (tree / "work/corpus/a.txt").symlink_to("/etc/passwd")
+    with pytest.raises(DataError, match="corpus/a.txt is a symlink to /etc/passwd, outside corpus and the working"):
+        list(files_at_open(source, planned))
+    assert list(files_at_open({**source, "follow_symlinks": True}, planned)) == planned
+
+
+@pytest.mark.parametrize("folder", ["results/raw/s", "logs", "checkpoints/pretrain", ".snakemake/x"])
+def test_a_glob_that_reaches_the_workflow_outputs_is_refused_naming_pattern_and_file(tree, folder):
+    (tree / "work" / folder).mkdir(parents=True)
+    (tree / "work" / folder / "out.txt").write_text("written by the workflow")
+    top = folder.split("/")[0]
+    pattern = f"{top}/**/*.txt" if top.startswith(".") else "**/*.txt"
+    with pytest.raises(DataError) as refused:
+        source_files(files_source(pattern))
+    assert f"{folder}/out.txt (matched by {pattern!r}) is in the workflow's own {top}/" in str(refused.value)

@@ -196,6 +196,15 @@ def test_jsonl_a_reader_cannot_take_is_named_with_file_and_line(workdir, line, m
     assert_cli_refused(done, workdir, "corpus/notes.jsonl:2:", message)
 
 
+def test_the_ingest_job_refuses_a_link_swapped_in_after_the_workflow_was_parsed(workdir):
+    (workdir / "corpus").mkdir()
+    (workdir / "corpus" / "a.txt").write_text("a document that is long enough to keep")
+    (workdir / "corpus" / "b.txt").symlink_to("/etc/passwd")  # a real file when the shards were planned
+    source = {**files_source("text"), "paths": ["corpus/*.txt"]}
+    done = ingest(workdir, source, "corpus/a.txt", "corpus/b.txt")
+    assert_cli_refused(done, workdir, "corpus/b.txt is a symlink to /etc/passwd, outside corpus and the working")
+
+
 # --- missing or mistyped text column ------------------------------------------------------------------------------
 
 

@@ -82,3 +82,21 @@ def test_a_symlink_to_a_system_file_is_refused_before_any_job(workdir):
     )
     config["sources"][0]["follow_symlinks"] = True
     assert snakemake(workdir, "-n", config=config).returncode == 0
+
+
+def test_a_glob_that_would_match_the_workflow_outputs_is_refused_and_keeps_them(workdir):
+    (workdir / "corpus").mkdir()
+    table = pa.table({"text": [f"Arrow document {n}, long enough to be kept." for n in range(40)]})
+    with pa.ipc.new_file(str(workdir / "corpus/a.arrow"), table.schema) as writer:
+        writer.write_table(table)
+    config = {"sources": [{"name": "x", "type": "files", "paths": ["**/*.arrow"], "format": "arrow"}], **TEST_CONFIG}
+    snakemake(workdir, "results/raw/x/shard-00000.arrow", config=config)
+    done = snakemake(workdir, "results/raw/x/shard-00000.arrow", config=config, check=False)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert (
+        "source 'x': results/raw/x/shard-00000.arrow (matched by '**/*.arrow') is in the workflow's own results/"
+        in (output)
+    )
+    assert "CyclicGraphException" not in output
+    assert (workdir / "results/raw/x/shard-00000.arrow").is_file()
