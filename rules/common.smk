@@ -108,6 +108,14 @@ def code(name):
     return code_digest(SCRIPTS / name, ROOT)
 
 
+def tokenizer_base_files():
+    """The files of a `tokenizer.base` folder, inputs of the tokenizer (an edit retrains it); none for a Hub id."""
+    base = config["tokenizer"].get("base")
+    if not base or not Path(base).is_dir():
+        return []
+    return sorted(declared_input(str(path), INPUT_ALIASES) for path in Path(base).iterdir() if path.is_file())
+
+
 def shard_files(wildcards):
     """The shard's input files, as the job reads them (a params function: its values are not formatted)."""
     return SHARDS[wildcards.source][wildcards.shard]

@@ -1,14 +1,6 @@
-def base_files():
-    """The files of a `tokenizer.base` folder, inputs of the tokenizer (an edit retrains it); none for a Hub id."""
-    base = config["tokenizer"].get("base")
-    if not base or not Path(base).is_dir():
-        return []
-    return sorted(declared_input(str(path), INPUT_ALIASES) for path in Path(base).iterdir() if path.is_file())
-
-
 rule train_tokenizer:
     input:
-        base_files(),
+        tokenizer_base_files(),
         shards=corpus_shards("results/raw/{source}/{shard}.arrow"),
         stats=corpus_shards("results/raw/{source}/{shard}.json"),
         duplicates="results/dedup/duplicates.arrow",
