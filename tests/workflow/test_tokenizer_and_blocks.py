@@ -175,3 +175,17 @@ def test_an_edit_of_the_base_folder_retrains_the_tokenizer(built, tmp_path):
     settings = tmp_path / "base/tokenizer_config.json"
     settings.write_text(json.dumps({**json.loads(settings.read_text()), "do_lower_case": False}))
     assert planned_jobs(tmp_path, config, "results/tokenizer").get("train_tokenizer") == 1
+
+
+def test_a_whole_corpus_too_small_for_the_vocabulary_is_refused_below_a_tenth(built, tmp_path):
+    raw = sorted(str(path) for path in (built / "results/raw").glob("*/*.arrow"))
+    stats = [str(Path(path).with_suffix(".json")) for path in raw]
+    duplicates = str(built / "results/dedup/duplicates.arrow")
+    settings = {"vocab_size": 65535, "min_frequency": 1, "lowercase": True, "sample_chars": 10**9}
+    settings["model_max_length"] = 128
+    with pytest.raises(DataError, match="of the 65535 asked .* from the whole corpus: it is too small") as refused:
+        train_tokenizer(raw, stats, duplicates, settings, str(tmp_path / "huge"))
+    assert not (tmp_path / "huge").exists()
+    learned = int(str(refused.value).split("learned ")[1].split(" ")[0])
+    train_tokenizer(raw, stats, duplicates, {**settings, "vocab_size": 3 * learned}, str(tmp_path / "fills-a-third"))
+    assert (tmp_path / "fills-a-third" / "tokenizer.json").is_file()
