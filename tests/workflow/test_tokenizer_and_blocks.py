@@ -32,6 +32,12 @@ def built(tmp_path_factory):
     return workdir
 
 
+def tokenizer_inputs(built) -> tuple[list[str], list[str], str]:
+    """The text shards, their stats files and the duplicates file of the built data set: train_tokenizer's inputs."""
+    raw = sorted(str(path) for path in (built / "results/raw").glob("*/*.arrow"))
+    return raw, [str(Path(path).with_suffix(".json")) for path in raw], str(built / "results/dedup/duplicates.arrow")
+
+
 def read_stream(path) -> pa.Table:
     with pa.memory_map(str(path)) as source:
         return pa.ipc.open_stream(source).read_all()
@@ -133,9 +139,7 @@ def test_vocabulary_too_large_for_uint16_is_refused(tmp_path):
 
 
 def test_base_tokenizer_lends_its_normaliser_and_special_tokens(built, tmp_path):
-    raw = sorted(str(path) for path in (built / "results/raw").glob("*/*.arrow"))
-    stats = [str(Path(path).with_suffix(".json")) for path in raw]
-    duplicates = str(built / "results/dedup/duplicates.arrow")
+    raw, stats, duplicates = tokenizer_inputs(built)
     settings = {"vocab_size": 150, "min_frequency": 1, "lowercase": False, "sample_chars": 10**6}
     settings["model_max_length"] = 128
     train_tokenizer(raw, stats, duplicates, settings, str(tmp_path / "cased"))
@@ -178,9 +182,7 @@ def test_an_edit_of_the_base_folder_retrains_the_tokenizer(built, tmp_path):
 
 
 def test_a_whole_corpus_too_small_for_the_vocabulary_is_refused_below_a_tenth(built, tmp_path):
-    raw = sorted(str(path) for path in (built / "results/raw").glob("*/*.arrow"))
-    stats = [str(Path(path).with_suffix(".json")) for path in raw]
-    duplicates = str(built / "results/dedup/duplicates.arrow")
+    raw, stats, duplicates = tokenizer_inputs(built)
     settings = {"vocab_size": 65535, "min_frequency": 1, "lowercase": True, "sample_chars": 10**9}
     settings["model_max_length"] = 128
     with pytest.raises(DataError, match="of the 65535 asked .* from the whole corpus: it is too small") as refused:
