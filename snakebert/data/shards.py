@@ -56,14 +56,19 @@ def glob_base(pattern: str) -> str:
 WORKFLOW_FOLDERS = ("results", "logs", "benchmarks", "checkpoints", ".snakemake")  # what the workflow writes
 
 
+def _inside(target: str, folder: str) -> bool:
+    """Whether the resolved path `target` lies in `folder` (resolved too)."""
+    folder = os.path.realpath(folder)
+    return os.path.commonpath([target, folder]) == folder
+
+
 def check_link(path: str, bases: list[str], source: str) -> str:
     """`path`, unless it reaches its file through a symlink whose target lies outside the glob folders `bases` and
     the working directory (a link to a system file must not become training data, or a published data set)."""
     target = os.path.realpath(path)
     if target == os.path.abspath(path):
         return path
-    allowed = [os.path.realpath(base) for base in bases] + [os.path.realpath(".")]
-    if any(os.path.commonpath([target, folder]) == folder for folder in allowed):
+    if any(_inside(target, folder) for folder in [*bases, "."]):
         return path
     raise DataError(
         f"source {source!r}: {path} is a symlink to {target}, outside {' and '.join(bases)} and the working "
@@ -76,8 +81,7 @@ def check_not_output(path: str, source: str, pattern: str | None = None) -> str:
     shard into itself); `pattern`: the glob that matched it, named in the refusal."""
     target = os.path.realpath(path)
     for folder in WORKFLOW_FOLDERS:
-        written = os.path.realpath(folder)
-        if os.path.commonpath([target, written]) == written:
+        if _inside(target, folder):
             matched = f" (matched by {pattern!r})" if pattern else ""
             raise DataError(
                 f"source {source!r}: {path}{matched} is in the workflow's own {folder}/: a source never reads what "
