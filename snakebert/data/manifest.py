@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from ..atomic import write_json
 from ..errors import DataError
-from ..json_files import read_json
+from ..json_files import read_fields, read_json
 
 FORMAT_VERSION = 3
 PACKING = {  # how pack_shard made the blocks
@@ -31,6 +31,9 @@ SPECIAL_ROLES = ("pad_token", "unk_token", "cls_token", "sep_token", "mask_token
 LIBRARIES = ("tokenizers", "transformers", "datasets", "pyarrow")
 CLEANING_COUNTS = ("docs_read", "docs_null_or_empty", "docs_too_short", "chars_read", "chars")
 COUNTS = ("docs", "tokens", "blocks", "dropped_tokens", "duplicates", *CLEANING_COUNTS)
+RAW_STATS = {"source": str, **dict.fromkeys(CLEANING_COUNTS, int)}  # what each job's stats file holds
+TOKEN_STATS = dict.fromkeys(("docs", "tokens", "duplicates", "vocab_size"), int)
+BLOCK_STATS = {"tokens": int, "blocks": int, "dropped_tokens": int, "sha256": str}
 PROJECT = Path(__file__).resolve().parents[2]
 
 
@@ -75,7 +78,7 @@ def packing_entry(block_size: int, files: list[tuple[str, str]], tokens: list[in
     must be the data set's `tokens`."""
     shards = []
     for (blocks, stats), expected in zip(files, tokens, strict=True):
-        packed = read_json(stats)
+        packed = read_fields(stats, BLOCK_STATS)
         if packed["tokens"] != expected:
             raise DataError(
                 f"{stats}: packed {packed['tokens']} tokens, the data set's shard has {expected}: the two are from "
@@ -116,7 +119,8 @@ def project_commit() -> dict | None:
 
 def shard_entry(raw: str, raw_stats: str, token_stats: str, blocks: str, block_stats: str, folder: str) -> dict:
     """One shard's line of the manifest, from the stats its three jobs wrote (paths relative to `folder`)."""
-    cleaning, tokens, packed = read_json(raw_stats), read_json(token_stats), read_json(block_stats)
+    cleaning = read_fields(raw_stats, RAW_STATS)
+    tokens, packed = read_fields(token_stats, TOKEN_STATS), read_fields(block_stats, BLOCK_STATS)
     if tokens["tokens"] != packed["tokens"]:
         raise DataError(
             f"{block_stats}: packed {packed['tokens']} tokens, but {token_stats} counts {tokens['tokens']}: "
@@ -202,7 +206,7 @@ def write_manifest(manifest: dict, out: str) -> None:
 def read_manifest(path: str) -> dict:
     """The manifest at `path`, refused with what to do when its format is not this code's."""
     manifest = read_json(path, "manifest")
-    found = manifest.get("format_version", 1)
+    found = manifest.get("format_version", 1) if isinstance(manifest, dict) else "unknown"
     if found != FORMAT_VERSION:
         raise DataError(
             f"{path}: manifest format {found}, this code reads format {FORMAT_VERSION}; "

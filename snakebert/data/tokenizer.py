@@ -11,7 +11,7 @@ from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers,
 
 from ..atomic import atomic_path
 from ..errors import DataError
-from ..json_files import read_json
+from ..json_files import read_fields
 from ..pretrained import load_named
 from .corpus import sample_texts, shard_texts
 from .dedup import duplicate_rows, shard_key
@@ -129,7 +129,7 @@ def train_deterministic(style: dict, sample: Sample, vocab_size: int, min_freque
 def sample_fraction(raw_stats: list[str], sample_chars: int) -> float:
     """The share of the corpus to sample so that about `sample_chars` characters are read (from the text shards'
     counts); 1 for the whole corpus."""
-    chars = sum(read_json(stats)["chars"] for stats in raw_stats)
+    chars = sum(read_fields(stats, {"chars": int})["chars"] for stats in raw_stats)
     if chars == 0:
         raise DataError("the corpus is empty after cleaning: no text to train the tokenizer on")
     return min(1.0, sample_chars / chars)

@@ -2,6 +2,7 @@
 it, with what to do, and the job leaves no output; a killed job's temporaries go when the next job for the same
 output starts; a `tokenizer.base` that cannot be loaded says what was tried."""
 
+import json
 import os
 import re
 import shutil
@@ -59,20 +60,45 @@ def test_a_truncated_shard_is_named_with_what_to_do(results, damaged, script, ar
     assert not (results / out).exists() and not list(results.glob(f".{out}.tmp-*"))
 
 
-def test_a_damaged_stats_file_is_named_by_the_manifest_job(results):
-    (results / f"blocks/{SHARD}.json").write_text('{"tokens": 12')
+def build_manifest(results) -> subprocess.CompletedProcess:
     stats = {stage: [str(results / stage / f"texts/shard-0000{index}.json") for index in (0, 1)]
              for stage in ("raw", "tokens", "blocks")}  # fmt: skip
     arrows = {stage: [str(results / stage / f"texts/shard-0000{index}.arrow") for index in (0, 1)]
               for stage in ("raw", "blocks")}  # fmt: skip
-    done = run_script(
+    return run_script(
         "build_manifest.py", "--data", '{"block_size": 16, "validation_fraction": 0.1, "seed": 34}',
         "--config-digest", "x", "--tokenizer", str(results / "tokenizer"), "--raw", *arrows["raw"],
         "--raw-stats", *stats["raw"], "--token-stats", *stats["tokens"], "--blocks", *arrows["blocks"],
         "--block-stats", *stats["blocks"], "--out", str(results / "new.json"),
     )  # fmt: skip
+
+
+def test_a_damaged_stats_file_is_named_by_the_manifest_job(results):
+    (results / f"blocks/{SHARD}.json").write_text('{"tokens": 12')
+    done = build_manifest(results)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"error: {results / 'blocks' / SHARD}.json: not a readable stats file" in done.stderr
+    assert not (results / "new.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("stage", "edit", "message"),
+    [
+        ("blocks", lambda stats: [stats], "not a stats file (a JSON object expected, found list)"),
+        ("blocks", lambda stats: {**stats, "blocks": None}, "the stats file's 'blocks' is null, not a non-negative integer"),
+        ("tokens", lambda stats: {**stats, "tokens": "12"}, "the stats file's 'tokens' is \"12\", not a non-negative integer"),
+        ("tokens", lambda stats: {**stats, "docs": -1}, "the stats file's 'docs' is -1, not a non-negative integer"),
+        ("raw", lambda stats: {key: stats[key] for key in stats if key != "chars"}, "the stats file has no 'chars'"),
+        ("raw", lambda stats: {**stats, "source": 7}, "the stats file's 'source' is 7, not a string"),
+        ("blocks", lambda stats: {**stats, "sha256": True}, "the stats file's 'sha256' is true, not a string"),
+    ],
+)  # fmt: skip
+def test_a_stats_file_of_the_wrong_shape_is_named_with_its_key(results, stage, edit, message):
+    path = results / f"{stage}/{SHARD}.json"
+    path.write_text(json.dumps(edit(json.loads(path.read_text()))))
+    done = build_manifest(results)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"error: {path}: {message}; delete it and rerun to rebuild it" in done.stderr
     assert not (results / "new.json").exists()
 
 

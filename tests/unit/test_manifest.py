@@ -61,6 +61,9 @@ def test_a_manifest_of_another_format_is_refused_with_what_to_do(tiny_data, tmp_
     path.write_text(json.dumps(GOLDEN["manifest"]))  # format 1: no format_version
     with pytest.raises(DataError, match="manifest format 1, this code reads format 3; delete it and rerun"):
         read_manifest(str(path))
+    path.write_text("[]")
+    with pytest.raises(DataError, match="manifest format unknown, this code reads format 3; delete it and rerun"):
+        read_manifest(str(path))
 
 
 def test_readers_take_the_column_and_dtype_from_the_manifest(tiny_data, tmp_path):
