@@ -1,5 +1,6 @@
 """Write outputs under a temporary name and rename them into place only when complete."""
 
+import errno
 import glob
 import json
 import os
@@ -7,6 +8,8 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from .errors import DataError
 
 
 @contextmanager
@@ -25,8 +28,22 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         yield tmp
         _remove(final)
         os.replace(tmp, final)
+    except OSError as error:
+        if error.errno != errno.ENOSPC:
+            raise
+        raise DataError(no_space(final, tmp)) from None
     finally:
         _remove(tmp)
+
+
+def no_space(final: Path, tmp: Path) -> str:
+    """What a full disk cost the output `final`: the bytes of it written (it needs more), and what is free there."""
+    written = sum(part.stat().st_size for part in [tmp, *tmp.rglob("*")] if part.is_file()) if tmp.exists() else 0
+    free = shutil.disk_usage(final.parent).free
+    return (
+        f"{final}: no space left on device after {written:,} bytes of it were written ({free:,} bytes free in "
+        f"{final.parent}); free some space and rerun"
+    )
 
 
 def _remove(path: Path) -> None:

@@ -17,6 +17,7 @@ from snakebert.data.tokenizer import load_base
 from snakebert.errors import DataError
 
 SHARD = "texts/shard-00000"
+NOT_COUNT = "not a non-negative integer"
 RAW, TOKENS = (f"{{r}}/{stage}/{SHARD}.arrow" for stage in ("raw", "tokens"))  # {r}: the results folder
 
 
@@ -85,9 +86,9 @@ def test_a_damaged_stats_file_is_named_by_the_manifest_job(results):
     ("stage", "edit", "message"),
     [
         ("blocks", lambda stats: [stats], "not a stats file (a JSON object expected, found list)"),
-        ("blocks", lambda stats: {**stats, "blocks": None}, "the stats file's 'blocks' is null, not a non-negative integer"),
-        ("tokens", lambda stats: {**stats, "tokens": "12"}, "the stats file's 'tokens' is \"12\", not a non-negative integer"),
-        ("tokens", lambda stats: {**stats, "docs": -1}, "the stats file's 'docs' is -1, not a non-negative integer"),
+        ("blocks", lambda stats: {**stats, "blocks": None}, f"the stats file's 'blocks' is null, {NOT_COUNT}"),
+        ("tokens", lambda stats: {**stats, "tokens": "12"}, f"the stats file's 'tokens' is \"12\", {NOT_COUNT}"),
+        ("tokens", lambda stats: {**stats, "docs": -1}, f"the stats file's 'docs' is -1, {NOT_COUNT}"),
         ("raw", lambda stats: {key: stats[key] for key in stats if key != "chars"}, "the stats file has no 'chars'"),
         ("raw", lambda stats: {**stats, "source": 7}, "the stats file's 'source' is 7, not a string"),
         ("blocks", lambda stats: {**stats, "sha256": True}, "the stats file's 'sha256' is true, not a string"),
