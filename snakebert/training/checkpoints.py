@@ -1,7 +1,9 @@
 """Training checkpoints live outside the rule's outputs, one folder per fingerprint of what shapes the result."""
 
+import contextlib
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 from ..errors import DataError
@@ -19,6 +21,15 @@ def run_directory(root: str, inputs: dict) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / FINGERPRINT_FILE).write_text(json.dumps(inputs, indent=1, sort_keys=True) + "\n")
     return folder
+
+
+def discard_unused(folder: Path) -> None:
+    """Remove a run folder that holds no more than its fingerprint (its run failed before the first save), and the
+    checkpoint root if that leaves it empty: a failed run leaves no folder that looks like a run's."""
+    if folder.is_dir() and {path.name for path in folder.iterdir()} <= {FINGERPRINT_FILE}:
+        shutil.rmtree(folder, ignore_errors=True)  # every rank may try: the first removes it
+        with contextlib.suppress(OSError):
+            folder.parent.rmdir()
 
 
 def checkpoint_step(checkpoint: str | Path) -> int:

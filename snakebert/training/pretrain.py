@@ -16,7 +16,7 @@ from ..data.manifest import data_digest, read_manifest
 from ..errors import DataError
 from .backends import rank, world_size
 from .blocks import BlockDataset, split_indices
-from .checkpoints import checkpoint_step, resume_point, run_directory
+from .checkpoints import checkpoint_step, discard_unused, resume_point, run_directory
 from .job import TrainingJob
 from .masking import BlockCollator, predictions_per_block
 from .model import BertForMaskedPositions, bert_config, save_as_bert
@@ -229,8 +229,18 @@ def phase_trainer(run: Run, phase: Phase):
 
 def pretrain(job: TrainingJob, out: str) -> dict:
     """Train every phase in order, each from the newest checkpoint of the run (the previous phase's last one when
-    it starts), and save the model into `out`."""
+    it starts), and save the model into `out`. A run that fails before its first checkpoint leaves no folder."""
     run = prepare_run(job)
+    try:
+        return train_phases(run, out)
+    except BaseException:
+        discard_unused(run.folder)
+        raise
+
+
+def train_phases(run: Run, out: str) -> dict:
+    """The run's phases, in order, then the model saved into `out` by the first process."""
+    job = run.job
     first_resume, records, trainer = None, [], None
     for phase in run.phases:
         resume = resume_point(job.checkpoints, run.inputs, print)

@@ -8,12 +8,15 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+import torch
 from helpers import TINY_TRAINING
 
 from snakebert.checksum import sha256
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
+from snakebert.training.checkpoints import FINGERPRINT_FILE, discard_unused
 from snakebert.training.job import TrainingJob
+from snakebert.training.model import BertForMaskedPositions
 from snakebert.training.preflight import check_counts, check_splits, check_vocabulary, verify_blocks
 from snakebert.training.pretrain import pretrain
 
@@ -104,6 +107,30 @@ def test_pretrain_names_a_truncated_block_file_before_it_reads_the_blocks(tiny_d
         )  # fmt: skip
         pretrain(job, str(tmp_path / "model"))
     assert str(path) in str(refused.value) and not (tmp_path / "checkpoints").exists()
+
+
+def test_a_run_that_fails_at_its_first_step_leaves_no_checkpoint_folder(tiny_data, data, tmp_path, monkeypatch):
+    def out_of_memory(*args, **kwargs):  # a stand-in for an accelerator that runs out of memory
+        raise torch.OutOfMemoryError("out of memory at the first step")
+
+    monkeypatch.setattr(BertForMaskedPositions, "forward", out_of_memory)
+    manifest_path, _ = data
+    settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
+    job = TrainingJob(
+        str(manifest_path), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
+        str(tmp_path / "checkpoints"),
+    )  # fmt: skip
+    with pytest.raises(torch.OutOfMemoryError):
+        pretrain(job, str(tmp_path / "model"))
+    assert not (tmp_path / "checkpoints").exists() and not (tmp_path / "model").exists()
+
+
+def test_a_failed_run_keeps_the_checkpoints_of_an_earlier_one(tmp_path):
+    folder = tmp_path / "checkpoints" / "0123456789abcdef"
+    (folder / "checkpoint-5").mkdir(parents=True)
+    (folder / FINGERPRINT_FILE).write_text("{}")
+    discard_unused(folder)
+    assert sorted(path.name for path in folder.iterdir()) == ["checkpoint-5", FINGERPRINT_FILE]
 
 
 def test_a_manifest_that_lists_fewer_blocks_than_the_file_holds_is_refused_naming_the_file(data):
