@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "tests" / "configs"
 TEST_CONFIG = yaml.safe_load((CONFIGS / "tiny-data.yaml").read_text())
 TINY_TRAINING = yaml.safe_load((CONFIGS / "tiny-training.yaml").read_text())
+MAX_DOC_CHARS = schema_defaults("clean")["max_doc_chars"]  # the readers' bound on one document
 
 
 def write_jsonl(path: Path, records) -> Path:

@@ -25,16 +25,22 @@ PIECE_CHARS = 10_000  # the tokenizer's sample takes documents in pieces of abou
 WHITESPACE = (" ", "\n", "\t", "\r")
 
 
-def text_pieces(text: str, limit: int = PIECE_CHARS) -> list[str]:
-    """`text` cut at whitespace into pieces of at most `limit` characters (a run of `limit` characters without
-    whitespace is cut where it reaches the limit); joined, the pieces are `text`."""
+def text_pieces(text: str, limit: int = PIECE_CHARS, whole_words: bool = False) -> list[str]:
+    """`text` cut at whitespace into pieces of at most `limit` characters; joined, the pieces are `text`. A run of
+    `limit` characters without whitespace is cut where it reaches the limit, or, with `whole_words`, at the next
+    whitespace after it (a longer piece)."""
     pieces, start = [], 0
     while len(text) - start > limit:
         cut = max(text.rfind(space, start + 1, start + limit) for space in WHITESPACE)
-        cut = cut if cut > start else start + limit
+        if cut <= start and whole_words:
+            after = [found for space in WHITESPACE if (found := text.find(space, start + limit)) > 0]
+            cut = min(after, default=len(text))
+        elif cut <= start:
+            cut = start + limit
         pieces.append(text[start:cut])
         start = cut
-    pieces.append(text[start:])
+    if start < len(text) or not pieces:
+        pieces.append(text[start:])
     return pieces
 
 

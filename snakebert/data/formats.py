@@ -1,9 +1,10 @@
 """The file formats of a `files` source, one table: each reader turns a shard's files into batches of document
 texts (Arrow strings, nulls kept for the cleaner to count), in file order, each of bounded size. The text formats
 (text, lines, jsonl) read files compressed with gzip, bzip2, xz or zstd too (compression.py), and drop a UTF-8
-byte-order mark. Adding a format is
-an entry in FORMATS, its reader, the schema's `format` enum and the tests (tests/unit/test_tables.py checks that the
-enum equals the keys)."""
+byte-order mark. No document may be longer than `limit` characters (clean.max_doc_chars): the text formats read at
+most a bounded number of bytes for one document, so memory is bounded by the setting, not by the largest document
+(nor by what a decompression stream would grow to). Adding a format is an entry in FORMATS, its reader, the schema's
+`format` enum and the tests (tests/unit/test_tables.py checks that the enum equals the keys)."""
 
 import json
 from collections.abc import Callable, Iterator
@@ -19,6 +20,24 @@ from .compression import codec, open_input
 BATCH_DOCS = 1024
 BATCH_BYTES = 1 << 22
 BOM = "\ufeff"
+UTF8_BYTES = 4  # the most bytes of one character in UTF-8
+JSON_BYTES = 12  # the most bytes of one character in a JSON string (a surrogate pair of \u escapes)
+
+
+def too_long(where: str, chars: int | str, limit: int) -> DataError:
+    return DataError(
+        f"{where}: a document of {chars} characters, more than clean.max_doc_chars ({limit:,}); raise the setting "
+        "(memory grows with it) or split the document"
+    )
+
+
+def check_lengths(texts: pa.Array, limit: int, where: str, first_row: int = 0) -> pa.Array:
+    """`texts`, refused where one is longer than `limit` characters (naming the row of `where`)."""
+    lengths = pc.utf8_length(texts).fill_null(0).to_numpy(zero_copy_only=False)
+    if len(lengths) and lengths.max() > limit:
+        row = int(np.argmax(lengths > limit))
+        raise too_long(f"{where}: row {first_row + row}", f"{int(lengths[row]):,}", limit)
+    return texts
 
 
 def _decode(data: bytes, path: str, start: int = 0) -> str:
@@ -45,29 +64,49 @@ def _batched(texts: Iterator[str | None]) -> Iterator[pa.Array]:
         yield pa.array(batch, pa.string())
 
 
-def _text_files(paths: list[str]) -> Iterator[str]:
+def _checked(text: str, where: str, limit: int) -> str:
+    if len(text) > limit:
+        raise too_long(where, f"{len(text):,}", limit)
+    return text
+
+
+def _read_lines(handle, path: str, bound: int, limit: int) -> Iterator[tuple[int, bytes]]:
+    """(number, line) of the lines of `handle`, none read past `bound` bytes: a longer line is refused as too long
+    a document without being read whole."""
+    number = 0
+    while raw := handle.readline(bound + 1):
+        number += 1
+        if len(raw) > bound:
+            raise too_long(f"{path}:{number}", f"more than {limit:,}", limit)
+        yield number, raw
+
+
+def _text_files(paths: list[str], limit: int) -> Iterator[str]:
     for path in paths:
         with open_input(path) as handle:
-            yield _decode(handle.read(), path)
+            data = handle.read(UTF8_BYTES * limit + 1)  # more bytes than that are more than `limit` characters
+            if len(data) > UTF8_BYTES * limit:
+                raise too_long(path, f"more than {limit:,}", limit)
+            yield _checked(_decode(data, path), path, limit)
 
 
-def _lines(paths: list[str]) -> Iterator[str]:
+def _lines(paths: list[str], limit: int) -> Iterator[str]:
     for path in paths:
         with open_input(path) as handle:
             offset = 0
-            for raw in handle:
+            for number, raw in _read_lines(handle, path, UTF8_BYTES * limit, limit):
                 text = _decode(raw, path, offset)
                 offset += len(raw)
                 for line in text.split("\r"):  # a lone CR (old Mac line ends) breaks a line too
                     if line.strip():
-                        yield line.strip()
+                        yield _checked(line.strip(), f"{path}:{number}", limit)
 
 
-def _jsonl(paths: list[str], column: str) -> Iterator[str | None]:
+def _jsonl(paths: list[str], column: str, limit: int) -> Iterator[str | None]:
     for path in paths:
         with open_input(path) as handle:
             offset = 0
-            for number, raw in enumerate(handle, start=1):
+            for number, raw in _read_lines(handle, path, JSON_BYTES * limit, limit):
                 line = _decode(raw, path, offset)
                 offset += len(raw)
                 if not line.strip():
@@ -75,7 +114,8 @@ def _jsonl(paths: list[str], column: str) -> Iterator[str | None]:
                 record = _json_record(line, f"{path}:{number}")
                 if not isinstance(record, dict) or column not in record:
                     raise DataError(f"{path}:{number}: no text column {column!r}")
-                yield _json_text(record[column], f"{path}:{number}", column)
+                text = _json_text(record[column], f"{path}:{number}", column)
+                yield text if text is None else _checked(text, f"{path}:{number}", limit)
 
 
 def _json_record(line: str, where: str):
@@ -131,17 +171,20 @@ def _valid_utf8(texts: pa.Array, column: str, path: str) -> pa.Array:
     return texts
 
 
-def parquet_texts(reader: pq.ParquetFile, column: str, name: str, row_groups=None) -> Iterator[pa.Array]:
-    """The `column` texts of a Parquet file (of `row_groups`, or all), checked as text and UTF-8; errors name `name`."""
+def parquet_texts(reader: pq.ParquetFile, column: str, name: str, limit: int, row_groups=None) -> Iterator[pa.Array]:
+    """The `column` texts of a Parquet file (of `row_groups`, or all), checked as text, UTF-8 and no longer than
+    `limit`; errors name `name`, and the row among those read."""
     _string_column(reader.schema_arrow.empty_table(), column, name)
+    row = 0
     for batch in reader.iter_batches(batch_size=BATCH_DOCS, row_groups=row_groups, columns=[column]):
-        yield _valid_utf8(batch.column(0).cast(pa.string()), column, name)
+        yield check_lengths(_valid_utf8(batch.column(0).cast(pa.string()), column, name), limit, name, row)
+        row += len(batch)
 
 
-def _parquet(paths: list[str], column: str) -> Iterator[pa.Array]:
+def _parquet(paths: list[str], column: str, limit: int) -> Iterator[pa.Array]:
     for path in paths:
         try:
-            yield from parquet_texts(pq.ParquetFile(path), column, path)
+            yield from parquet_texts(pq.ParquetFile(path), column, path, limit)
         except (pa.ArrowException, OSError, ValueError) as error:
             raise DataError(f"{path}: cannot read as parquet ({error})") from None
 
@@ -154,12 +197,13 @@ def _open_ipc(source: pa.MemoryMappedFile):
         return pa.ipc.open_stream(source)
 
 
-def _arrow(paths: list[str], column: str) -> Iterator[pa.Array]:
+def _arrow(paths: list[str], column: str, limit: int) -> Iterator[pa.Array]:
     for path in paths:
         try:
             with pa.memory_map(path) as source:
                 table = _open_ipc(source).read_all()
                 texts = _valid_utf8(_string_column(table, column, path).cast(pa.string()), column, path)
+                check_lengths(texts, limit, path)
                 for start in range(0, len(texts), BATCH_DOCS):
                     yield texts.slice(start, BATCH_DOCS).combine_chunks()
         except (pa.ArrowException, OSError) as error:
@@ -178,31 +222,31 @@ def bounded(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
             start = stop
 
 
-def read_text(paths: list[str], column: str) -> Iterator[pa.Array]:
+def read_text(paths: list[str], column: str, limit: int) -> Iterator[pa.Array]:
     """A document per file."""
-    return _batched(_text_files(paths))
+    return _batched(_text_files(paths, limit))
 
 
-def read_lines(paths: list[str], column: str) -> Iterator[pa.Array]:
+def read_lines(paths: list[str], column: str, limit: int) -> Iterator[pa.Array]:
     """A document per non-empty line."""
-    return _batched(_lines(paths))
+    return _batched(_lines(paths, limit))
 
 
-def read_jsonl(paths: list[str], column: str) -> Iterator[pa.Array]:
+def read_jsonl(paths: list[str], column: str, limit: int) -> Iterator[pa.Array]:
     """A document per JSON object, its text in `column`."""
-    return _batched(_jsonl(paths, column))
+    return _batched(_jsonl(paths, column, limit))
 
 
-def read_parquet(paths: list[str], column: str) -> Iterator[pa.Array]:
-    return bounded(_parquet(paths, column))
+def read_parquet(paths: list[str], column: str, limit: int) -> Iterator[pa.Array]:
+    return bounded(_parquet(paths, column, limit))
 
 
-def read_arrow(paths: list[str], column: str) -> Iterator[pa.Array]:
+def read_arrow(paths: list[str], column: str, limit: int) -> Iterator[pa.Array]:
     """Arrow IPC, file or stream format."""
-    return bounded(_arrow(paths, column))
+    return bounded(_arrow(paths, column, limit))
 
 
-FORMATS: dict[str, Callable[[list[str], str], Iterator[pa.Array]]] = {
+FORMATS: dict[str, Callable[[list[str], str, int], Iterator[pa.Array]]] = {
     "text": read_text,
     "lines": read_lines,
     "jsonl": read_jsonl,
@@ -211,8 +255,9 @@ FORMATS: dict[str, Callable[[list[str], str], Iterator[pa.Array]]] = {
 }
 
 
-def read_files(format_name: str, paths: list[str], column: str) -> Iterator[pa.Array]:
-    """The documents of `paths` in `format_name`; an unknown format is an error that names it."""
+def read_files(format_name: str, paths: list[str], column: str, limit: int) -> Iterator[pa.Array]:
+    """The documents of `paths` in `format_name`, none longer than `limit` characters; an unknown format is an
+    error that names it."""
     if format_name not in FORMATS:
         raise DataError(f"unknown file format {format_name!r} (known: {', '.join(FORMATS)})")
-    return FORMATS[format_name](paths, column)
+    return FORMATS[format_name](paths, column, limit)

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import DataError
-from .formats import BATCH_DOCS, parquet_texts
+from .formats import BATCH_DOCS, check_lengths, parquet_texts
 
 
 def describe(source: dict) -> str:
@@ -43,7 +43,7 @@ def _open(url: str):
     return filesystem.open(path, "rb")
 
 
-def _parquet_share(source: dict, files: list[str], shard: int) -> Iterator[pa.Array]:
+def _parquet_share(source: dict, files: list[str], shard: int, limit: int) -> Iterator[pa.Array]:
     """This shard's row groups of the data set's Parquet files, in corpus order."""
     name, column = describe(source), source["text_column"]
     groups = []  # (file, row group, rows) over all files, in corpus order
@@ -60,10 +60,10 @@ def _parquet_share(source: dict, files: list[str], shard: int) -> Iterator[pa.Ar
     for url in dict.fromkeys(url for url, _ in mine):
         with _open(url) as handle:
             row_groups = [index for file, index in mine if file == url]
-            yield from parquet_texts(pq.ParquetFile(handle), column, name, row_groups)
+            yield from parquet_texts(pq.ParquetFile(handle), column, f"{name}, {url}", limit, row_groups)
 
 
-def _streamed_share(source: dict, shard: int) -> Iterator[pa.Array]:
+def _streamed_share(source: dict, shard: int, limit: int) -> Iterator[pa.Array]:
     """This shard's data files, through `datasets` streaming (data files that are not Parquet)."""
     import datasets
 
@@ -76,20 +76,22 @@ def _streamed_share(source: dict, shard: int) -> Iterator[pa.Array]:
             f"{name} has {dataset.num_shards} data files that are not Parquet; "
             f"`shards: {source['shards']}` must not exceed that"
         )
+    row = 0
     for batch in dataset.shard(source["shards"], shard).iter(batch_size=BATCH_DOCS):
         if column not in batch:
             raise DataError(f"{name}: no text column {column!r} (columns: {', '.join(batch)})")
-        yield pa.array(batch[column], pa.string())
+        yield check_lengths(pa.array(batch[column], pa.string()), limit, f"{name}, shard {shard}", row)
+        row += len(batch[column])
 
 
-def read_hub(source: dict, shard: int) -> Iterator[pa.Array]:
+def read_hub(source: dict, shard: int, limit: int) -> Iterator[pa.Array]:
     """Batches of one shard's texts; any failure to reach or read the data set is a DataError naming it."""
     try:
         files = _data_files(source)
         if files and all(file.endswith(".parquet") for file in files):
-            yield from _parquet_share(source, files, shard)
+            yield from _parquet_share(source, files, shard, limit)
         else:
-            yield from _streamed_share(source, shard)
+            yield from _streamed_share(source, shard, limit)
     except DataError:
         raise
     except Exception as error:  # noqa: BLE001 - any failure to reach or read the Hub is reported the same way

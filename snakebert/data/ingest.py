@@ -16,7 +16,7 @@ def ingest_shard(source: dict, clean: dict, files: list[str], shard: int, out: s
     check_patterns(clean["strip_patterns"])
     counts = Counter(files=len(files))
     with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, SCHEMA) as writer:
-        for texts in read_documents(source, files, shard):
+        for texts in read_documents(source, files, shard, clean["max_doc_chars"]):
             texts = clean_batch(texts, clean, counts)
             if len(texts):
                 writer.write_batch(pa.record_batch([texts, pa.array(text_hashes(texts))], schema=SCHEMA))

@@ -16,7 +16,8 @@ from .shards import embedded_files, files_at_open, group_files, source_files
 @dataclass(frozen=True)
 class SourceType:
     plan: Callable[[dict], list[list[str]]]  # (source) -> each shard's input files, in corpus order
-    read: Callable[[dict, list[str], int], Iterator[pa.Array]]  # (source, a shard's files, shard) -> its texts
+    read: Callable[[dict, list[str], int, int], Iterator[pa.Array]]  # (source, a shard's files, shard, the
+    # longest document allowed) -> its texts
 
 
 def _megabytes(source: dict) -> int:
@@ -26,17 +27,17 @@ def _megabytes(source: dict) -> int:
 SOURCE_TYPES = {
     "embedded": SourceType(
         plan=lambda source: group_files(embedded_files(source["corpus"]), _megabytes(source)),
-        read=lambda source, files, shard: read_files("text", files, "text"),
+        read=lambda source, files, shard, limit: read_files("text", files, "text", limit),
     ),
     "files": SourceType(
         plan=lambda source: group_files(source_files(source), _megabytes(source)),
-        read=lambda source, files, shard: read_files(
-            source["format"], files_at_open(source, files), source["text_column"]
+        read=lambda source, files, shard, limit: read_files(
+            source["format"], files_at_open(source, files), source["text_column"], limit
         ),
     ),
     "hub": SourceType(
         plan=lambda source: [[] for _ in range(source["shards"])],  # the Hub's files are found by the job
-        read=lambda source, files, shard: bounded(read_hub(source, shard)),
+        read=lambda source, files, shard, limit: bounded(read_hub(source, shard, limit)),
     ),
 }
 
@@ -54,6 +55,7 @@ def plan_source(source: dict) -> list[list[str]]:
     return source_type(source).plan(source)
 
 
-def read_documents(source: dict, files: list[str], shard: int) -> Iterator[pa.Array]:
-    """Batches of one shard's document texts, in a fixed order, each of bounded size."""
-    return source_type(source).read(source, files, shard)
+def read_documents(source: dict, files: list[str], shard: int, max_doc_chars: int) -> Iterator[pa.Array]:
+    """Batches of one shard's document texts, in a fixed order, each of bounded size; a document longer than
+    `max_doc_chars` characters is refused, naming where it is."""
+    return source_type(source).read(source, files, shard, max_doc_chars)

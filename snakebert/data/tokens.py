@@ -1,4 +1,9 @@
-"""Tokenize every document of one text shard whole; store the ids as a flat uint16 stream with offsets."""
+"""Tokenize every document of one text shard whole; store the ids as a flat uint16 stream with offsets.
+
+A document longer than PIECE_CHARS is encoded in pieces cut at whitespace, between the special tokens the
+tokenizer puts around a text, so that memory is bounded by the piece, not by the document. The ids are those of
+the whole document because the pre-tokenizer splits words at whitespace; each cut is checked (the text around it
+encoded whole and in two), and a document with a cut the tokenizer does not split at is encoded whole."""
 
 from pathlib import Path
 
@@ -8,10 +13,13 @@ from tokenizers import Tokenizer
 
 from ..atomic import atomic_path, write_json
 from ..errors import DataError
-from .corpus import shard_texts
+from .corpus import shard_texts, text_pieces
 from .dedup import duplicate_rows, shard_key
 
 MAX_UINT16_VOCAB = 65535
+PIECE_CHARS = 100_000
+CUT_CONTEXT = 64  # characters each side of a cut encoded to check it
+PIECES_PER_BATCH = 16
 
 
 def token_schema(vocab_size: int) -> pa.Schema:
@@ -27,6 +35,49 @@ def load_tokenizer(tokenizer_dir: str) -> Tokenizer:
             f"(at most {MAX_UINT16_VOCAB}); lower tokenizer.vocab_size"
         )
     return tokenizer
+
+
+def special_ends(tokenizer: Tokenizer) -> tuple[list[int], list[int]] | None:
+    """The ids the tokenizer puts before and after a text (BERT: [CLS] and [SEP]), or None if a probe text gives
+    none of its own ids to tell them apart."""
+    encoding = tokenizer.encode("a")
+    own = [index for index, sequence in enumerate(encoding.sequence_ids) if sequence == 0]
+    if not own:
+        return None
+    return encoding.ids[: own[0]], encoding.ids[own[-1] + 1 :]
+
+
+def splits_at(tokenizer: Tokenizer, text: str, cut: int) -> bool:
+    """Whether the tokenizer encodes the text around `cut` as it encodes the two sides of it apart."""
+    left, right = text[max(cut - CUT_CONTEXT, 0) : cut], text[cut : cut + CUT_CONTEXT]
+    whole, before, after = tokenizer.encode_batch_fast([left + right, left, right], add_special_tokens=False)
+    return whole.ids == before.ids + after.ids
+
+
+def encode_long(tokenizer: Tokenizer, text: str) -> np.ndarray:
+    """The ids of one long document, as the tokenizer encodes it whole, from pieces of it (see the module)."""
+    pieces = text_pieces(text, PIECE_CHARS, whole_words=True)
+    ends = special_ends(tokenizer)
+    cuts = np.cumsum([len(piece) for piece in pieces[:-1]])
+    if ends is None or not all(splits_at(tokenizer, text, int(cut)) for cut in cuts):
+        return np.array(tokenizer.encode(text).ids, dtype=np.uint16)
+    parts = [np.array(ends[0], dtype=np.uint16)]
+    for start in range(0, len(pieces), PIECES_PER_BATCH):
+        batch = tokenizer.encode_batch_fast(pieces[start : start + PIECES_PER_BATCH], add_special_tokens=False)
+        parts += [np.array(encoding.ids, dtype=np.uint16) for encoding in batch]
+    return np.concatenate([*parts, np.array(ends[1], dtype=np.uint16)])
+
+
+def encode_documents(tokenizer: Tokenizer, texts: list[str]) -> list:
+    """Each document's ids (see the module): the short ones encoded in one batch, the long ones in pieces."""
+    ids: list = [None] * len(texts)
+    short = [index for index, text in enumerate(texts) if len(text) <= PIECE_CHARS]
+    for index, encoding in zip(short, tokenizer.encode_batch_fast([texts[index] for index in short]), strict=True):
+        ids[index] = encoding.ids
+    for index, text in enumerate(texts):
+        if ids[index] is None:
+            ids[index] = encode_long(tokenizer, text)
+    return ids
 
 
 def as_list_array(ids: list[list[int]]) -> pa.ListArray:
@@ -46,7 +97,7 @@ def tokenize_shard(raw_shard: str, tokenizer_dir: str, duplicates: str, out: str
     docs = tokens = 0
     with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, schema) as writer:
         for texts in shard_texts(raw_shard, skip):
-            ids = as_list_array([encoding.ids for encoding in tokenizer.encode_batch_fast(texts.to_pylist())])
+            ids = as_list_array(encode_documents(tokenizer, texts.to_pylist()))
             writer.write_batch(pa.record_batch([ids], schema=schema))
             docs += len(ids)
             tokens += len(ids.values)

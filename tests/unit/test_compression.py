@@ -9,6 +9,7 @@ import tracemalloc
 
 import pytest
 import zstandard
+from helpers import MAX_DOC_CHARS
 
 from snakebert.data.formats import BATCH_BYTES
 from snakebert.data.sources import read_documents
@@ -30,7 +31,7 @@ CONTENT = {
 
 def documents(path, file_format: str) -> list[str]:
     source = {"name": "c", "type": "files", "format": file_format, "text_column": "text", "shard_mb": 64}
-    return [text for batch in read_documents(source, [str(path)], 0) for text in batch.to_pylist()]
+    return [text for batch in read_documents(source, [str(path)], 0, MAX_DOC_CHARS) for text in batch.to_pylist()]
 
 
 @pytest.mark.parametrize("extension", sorted(COMPRESS))
@@ -79,8 +80,8 @@ def test_reading_a_compressed_file_streams(tmp_path):
         for _ in range(48_000_000 // len(line)):
             handle.write(line)
     tracemalloc.start()
-    read = sum(len(batch) for batch in read_documents({"name": "c", "type": "files", "format": "lines",
-                                                       "text_column": "text"}, [str(path)], 0))  # fmt: skip
+    source = {"name": "c", "type": "files", "format": "lines", "text_column": "text"}
+    read = sum(len(batch) for batch in read_documents(source, [str(path)], 0, MAX_DOC_CHARS))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert read == 48_000_000 // len(line)

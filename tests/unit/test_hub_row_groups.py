@@ -4,6 +4,7 @@ is a contiguous run of row groups in corpus order, the same every time, and the 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from helpers import MAX_DOC_CHARS
 
 from snakebert.data.hub_source import row_group_shares
 from snakebert.data.sources import read_documents
@@ -34,7 +35,7 @@ def hub_source(path, shards: int, **settings) -> dict:
 
 
 def read(source: dict, shard: int) -> list[str]:
-    return [text for batch in read_documents(source, [], shard) for text in batch.to_pylist()]
+    return [text for batch in read_documents(source, [], shard, MAX_DOC_CHARS) for text in batch.to_pylist()]
 
 
 def test_sixteen_shards_of_two_files_are_the_whole_data_set_in_corpus_order(parquet_folder):

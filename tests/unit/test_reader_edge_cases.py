@@ -4,6 +4,7 @@ plain `string` (a pandas categorical is a dictionary column; newer Arrow writers
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from helpers import MAX_DOC_CHARS
 
 from snakebert.data.formats import read_files
 from snakebert.errors import DataError
@@ -12,7 +13,7 @@ DOCS = ["first line", "second line", "first line", "third"]
 
 
 def documents(file_format: str, path) -> list[str]:
-    return [text for batch in read_files(file_format, [str(path)], "text") for text in batch.to_pylist()]
+    return [text for batch in read_files(file_format, [str(path)], "text", MAX_DOC_CHARS) for text in batch.to_pylist()]
 
 
 @pytest.mark.parametrize("ending", ["\r", "\n", "\r\n"])

