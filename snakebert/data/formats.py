@@ -24,10 +24,12 @@ UTF8_BYTES = 4  # the most bytes of one character in UTF-8
 JSON_BYTES = 12  # the most bytes of one character in a JSON string (a surrogate pair of \u escapes)
 
 
-def too_long(where: str, chars: int | str, limit: int) -> DataError:
+def too_long(where: str, chars: int | None, limit: int) -> DataError:
+    """The refusal of a document of `chars` characters (None: more than `limit`, not read to its end)."""
+    size = f"a document of {chars:,} characters, more than" if chars else "a document longer than"
     return DataError(
-        f"{where}: a document of {chars} characters, more than clean.max_doc_chars ({limit:,}); raise the setting "
-        "(memory grows with it) or split the document"
+        f"{where}: {size} clean.max_doc_chars ({limit:,} characters); raise the setting (memory grows with it) or "
+        "split the document"
     )
 
 
@@ -36,7 +38,7 @@ def check_lengths(texts: pa.Array, limit: int, where: str, first_row: int = 0) -
     lengths = pc.utf8_length(texts).fill_null(0).to_numpy(zero_copy_only=False)
     if len(lengths) and lengths.max() > limit:
         row = int(np.argmax(lengths > limit))
-        raise too_long(f"{where}: row {first_row + row}", f"{int(lengths[row]):,}", limit)
+        raise too_long(f"{where}: row {first_row + row}", int(lengths[row]), limit)
     return texts
 
 
@@ -66,7 +68,7 @@ def _batched(texts: Iterator[str | None]) -> Iterator[pa.Array]:
 
 def _checked(text: str, where: str, limit: int) -> str:
     if len(text) > limit:
-        raise too_long(where, f"{len(text):,}", limit)
+        raise too_long(where, len(text), limit)
     return text
 
 
@@ -77,7 +79,7 @@ def _read_lines(handle, path: str, bound: int, limit: int) -> Iterator[tuple[int
     while raw := handle.readline(bound + 1):
         number += 1
         if len(raw) > bound:
-            raise too_long(f"{path}:{number}", f"more than {limit:,}", limit)
+            raise too_long(f"{path}:{number}", None, limit)
         yield number, raw
 
 
@@ -86,7 +88,7 @@ def _text_files(paths: list[str], limit: int) -> Iterator[str]:
         with open_input(path) as handle:
             data = handle.read(UTF8_BYTES * limit + 1)  # more bytes than that are more than `limit` characters
             if len(data) > UTF8_BYTES * limit:
-                raise too_long(path, f"more than {limit:,}", limit)
+                raise too_long(path, None, limit)
             yield _checked(_decode(data, path), path, limit)
 
 

@@ -19,7 +19,7 @@ from snakebert.data.tokens import encode_documents, load_tokenizer
 from snakebert.errors import DataError
 
 LIMIT = 1000
-TOO_LONG = f"more than clean.max_doc_chars ({LIMIT:,}); raise the setting (memory grows with it) or split the document"
+TOO_LONG = f"clean.max_doc_chars ({LIMIT:,} characters); raise the setting (memory grows with it) or split the document"
 TRICKY = "Naïve café, Ångström\u0301 and 中文字符 in U.S.A. (e.g.) state-of-the-art:\n\n\tend? «quoted»  42.5%; "
 
 
@@ -47,7 +47,7 @@ def test_a_document_at_the_limit_is_read_and_one_past_it_is_named(tmp_path):
     (tmp_path / "a.txt").write_text("é" * LIMIT)
     assert read("text", tmp_path / "a.txt") == ["é" * LIMIT]
     (tmp_path / "b.txt").write_text("é" * (LIMIT + 1))
-    with refused(f"b.txt: a document of 1,001 characters, {TOO_LONG}"):
+    with refused(f"b.txt: a document of 1,001 characters, more than {TOO_LONG}"):
         read("text", tmp_path / "b.txt")
 
 
@@ -57,7 +57,7 @@ def test_a_decompression_bomb_is_stopped_after_a_bounded_read(tmp_path):
         for _ in range(200):
             handle.write(b"a " * 500_000)  # 200 MB of text in a file of about 1 MB
     message, peak = refusal_and_peak("text", bomb)
-    assert message == f"{bomb}: a document of more than 1,000 characters, {TOO_LONG}"
+    assert message == f"{bomb}: a document longer than {TOO_LONG}"
     assert peak < 1_000_000, f"peak {peak:,} bytes"
 
 
@@ -68,14 +68,14 @@ def test_a_long_line_is_named_without_being_read_whole(tmp_path, file_format, su
     lines = ["short one", long, "never read"]
     path.write_text("\n".join(json.dumps({"text": line}) if file_format == "jsonl" else line for line in lines))
     message, peak = refusal_and_peak(file_format, path)
-    assert message == f"{path}:2: a document of more than 1,000 characters, {TOO_LONG}"
+    assert message == f"{path}:2: a document longer than {TOO_LONG}"
     assert peak < 1_000_000, f"peak {peak:,} bytes"
 
 
 def test_a_short_json_line_of_a_long_text_is_measured_in_characters(tmp_path):
     path = tmp_path / "escaped.jsonl"
     path.write_text(json.dumps({"text": "\u00e9" * (LIMIT + 1)}) + "\n")  # 6 bytes per character: \u00e9
-    with refused(f"escaped.jsonl:1: a document of 1,001 characters, {TOO_LONG}"):
+    with refused(f"escaped.jsonl:1: a document of 1,001 characters, more than {TOO_LONG}"):
         read("jsonl", path)
 
 
@@ -88,7 +88,7 @@ def test_a_long_row_of_a_columnar_file_is_named(tmp_path, file_format):
     else:
         with pa.ipc.new_file(str(path), table.schema) as writer:
             writer.write_table(table)
-    with refused(f"docs.{file_format}: row 1500: a document of 1,007 characters, {TOO_LONG}"):
+    with refused(f"docs.{file_format}: row 1500: a document of 1,007 characters, more than {TOO_LONG}"):
         read(file_format, path)
 
 

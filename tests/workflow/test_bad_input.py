@@ -351,7 +351,7 @@ def test_a_document_over_max_doc_chars_fails_the_workflow_naming_the_line_and_th
     done = snakemake(workdir, config=config, check=False)
     long = next(number for number, doc in enumerate(DOCS, start=1) if len(doc) > 50)
     assert_workflow_refused(
-        done, workdir, f"corpus/notes.jsonl:{long}: a document of", "more than clean.max_doc_chars (50)"
+        done, workdir, f"corpus/notes.jsonl:{long}: a document of", "more than clean.max_doc_chars (50 characters)"
     )
     assert not (workdir / "results/raw/notes/shard-00000.arrow").exists()
     assert not (workdir / "results/raw/notes/shard-00000.json").exists()
