@@ -43,7 +43,7 @@ from snakebert.data.manifest import read_manifest  # noqa: E402
 from snakebert.training.blocks import BlockDataset  # noqa: E402
 from snakebert.training.evaluate import evaluate  # noqa: E402
 from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
-from snakebert.training.model import BertForMaskedPositions, bert_config, save_as_bert  # noqa: E402
+from snakebert.training.model import BertForMaskedPositions, model_config, save_masked_lm  # noqa: E402
 from snakebert.training.phases import plan_phases  # noqa: E402
 from snakebert.training.trainers import build_trainer  # noqa: E402
 
@@ -128,7 +128,7 @@ def bernoulli_loss(model_dir: str, manifest: str, settings: dict) -> float:
 def trainer_for(path: str, tokenizer, train, validation, settings: dict, output_dir: str):
     """The pipeline's CPU trainer for `path` ("new" or "old"), its model initialised from `settings["seed"]`."""
     set_seed(settings["seed"])
-    config = bert_config(config_section("model"), tokenizer)
+    config = model_config(config_section("model"), tokenizer)
     if path == "new":
         k = predictions_per_block(train.block_size, settings["mlm_probability"], settings["max_predictions"])
         model, collator = BertForMaskedPositions(config), BlockCollator(tokenizer, k, settings["seed"])
@@ -154,8 +154,7 @@ def held_out(path: str, args, tokenizer, train, validation, seed: int, workdir: 
     trainer = trainer_for(path, tokenizer, train, validation, settings, str(Path(workdir) / f"{path}-{seed}-run"))
     trainer.train()
     folder = Path(workdir) / f"{path}-{seed}"
-    save_as_bert(trainer, folder)
-    tokenizer.save_pretrained(str(folder))
+    save_masked_lm(trainer, tokenizer, folder)
     evaluation = config_section("evaluate")
     masking = {"mlm_probability": settings["mlm_probability"], "max_predictions": settings["max_predictions"]}
     metrics = evaluate(str(folder), args.manifest, evaluation, masking)

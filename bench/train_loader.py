@@ -27,7 +27,7 @@ from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed  # 
 
 from snakebert.training.blocks import BlockDataset  # noqa: E402
 from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
-from snakebert.training.model import BertForMaskedPositions, bert_config  # noqa: E402
+from snakebert.training.model import masked_positions_model, model_config  # noqa: E402
 
 MODEL = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512}
 BATCH = 8
@@ -62,7 +62,7 @@ class Rows:
 
 def steps_per_second(tokenizer, dataset, collator, batch_size: int, steps: int) -> float:
     set_seed(0)
-    model = BertForMaskedPositions(bert_config(MODEL, tokenizer))
+    model = masked_positions_model(model_config(MODEL, tokenizer))
     args = TrainingArguments(
         output_dir=tempfile.mkdtemp(), max_steps=steps, per_device_train_batch_size=batch_size, use_cpu=True,
         report_to=[], disable_tqdm=True, save_strategy="no", logging_strategy="no", remove_unused_columns=False,

@@ -19,6 +19,7 @@ from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
 from snakebert.training.backends import BACKENDS, device_count, resolve_backend
 from snakebert.training.job import evaluation_masking
+from snakebert.training.model_config import backend_problems
 from snakebert.training.model_config import config_problems as model_problems
 from snakebert.training.phases import config_problems as phase_problems
 from snakebert.training.phases import packing_sizes
@@ -219,6 +220,8 @@ def launch_plan(resources):
     backend's resource, which counts the job's devices over all its nodes (the cpu backend: one rank per node)."""
     devices, nodes = rule_devices(resources), rule_nodes(resources)
     backend = resolve_backend(config["pretrain"]["backend"], devices)
+    for problem in backend_problems(config["model"], backend):
+        raise WorkflowError(problem)
     ranks = device_count(backend, devices, nodes)
     if ranks % (nodes or 1):
         raise WorkflowError(
@@ -315,7 +318,10 @@ def finetune_model_inputs(wildcards):
 
 def finetune_backend(wildcards, resources):
     """`finetune.backend`, with `auto` resolved from the devices the job is given (one device per job)."""
-    return resolve_backend(config["finetune"]["backend"], rule_devices(resources))
+    backend = resolve_backend(config["finetune"]["backend"], rule_devices(resources))
+    for problem in backend_problems(config["model"], backend):
+        raise WorkflowError(problem)
+    return backend
 
 
 def finetune_runs(wildcards):

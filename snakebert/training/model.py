@@ -1,32 +1,102 @@
-"""BERT for masked language modelling, computing vocabulary logits only at the k masked positions of each block."""
+"""The encoder architectures, one table, for masked language modelling that computes vocabulary logits only at the
+k masked positions of each block.
+
+- `bert`: transformers' BERT (post-LN, learned absolute positions), as the original and the DL1 references train it.
+- `modernbert`: transformers' ModernBERT (pre-LN, rotary positions, GeGLU, alternating global and local attention),
+  which leaves the unigram stage far sooner on the small default model (bench/RESULTS.md). Not on the `hpu`
+  backend: the Gaudi 1 stack (optimum-habana 1.18) has no validated ModernBERT path.
+
+Adding an architecture is an entry in ARCHITECTURES, the schema's `model.architecture` enum and the tests
+(tests/unit/test_tables.py checks that the enum equals the keys)."""
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from transformers import BertConfig, BertForMaskedLM
+from transformers import BertConfig, BertForMaskedLM, ModernBertConfig, ModernBertForMaskedLM, PretrainedConfig
 from transformers.modeling_outputs import MaskedLMOutput
 
+from ..config_defaults import schema_defaults
 from .masking import IGNORED
 
-
-def bert_config(model: dict, tokenizer) -> BertConfig:
-    """BERT dimensions from config; vocabulary and padding id from the trained tokenizer."""
-    return BertConfig(vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id, type_vocab_size=2, **model)
+SHARED_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+SHARED_KEYS += ("max_position_embeddings", "initializer_range")
 
 
-def masked_logits(model: BertForMaskedLM, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+@dataclass(frozen=True)
+class Architecture:
+    config: Callable[[dict, object], PretrainedConfig]  # (the model config section, the tokenizer) -> its config
+    masked_lm: type  # the transformers class a saved model loads as (AutoModelForMaskedLM picks it)
+    encode: Callable  # (model, input ids) -> the last hidden states
+    predict: Callable  # (model, hidden states) -> vocabulary logits
+    input_names: tuple[str, ...]  # what its tokenizer gives the model
+
+
+def _bert_config(model: dict, tokenizer) -> BertConfig:
+    settings = {key: model[key] for key in (*SHARED_KEYS, "hidden_dropout_prob", "attention_probs_dropout_prob")}
+    return BertConfig(vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id, type_vocab_size=2, **settings)
+
+
+def _modernbert_config(model: dict, tokenizer) -> ModernBertConfig:
+    """ModernBERT with BERT's dropout settings: hidden dropout on the embeddings and the MLP, attention dropout."""
+    special = {f"{role}_token_id": getattr(tokenizer, f"{role}_token_id") for role in ("pad", "cls", "sep")}
+    return ModernBertConfig(
+        vocab_size=len(tokenizer),
+        **special,
+        bos_token_id=tokenizer.cls_token_id,
+        eos_token_id=tokenizer.sep_token_id,
+        **{key: model[key] for key in SHARED_KEYS},
+        embedding_dropout=model["hidden_dropout_prob"],
+        mlp_dropout=model["hidden_dropout_prob"],
+        attention_dropout=model["attention_probs_dropout_prob"],
+    )
+
+
+ARCHITECTURES = {
+    "bert": Architecture(
+        config=_bert_config,
+        masked_lm=BertForMaskedLM,
+        encode=lambda model, input_ids: model.bert(input_ids=input_ids).last_hidden_state,
+        predict=lambda model, hidden: model.cls(hidden),
+        input_names=("input_ids", "token_type_ids", "attention_mask"),
+    ),
+    "modernbert": Architecture(
+        config=_modernbert_config,
+        masked_lm=ModernBertForMaskedLM,
+        encode=lambda model, input_ids: model.model(input_ids=input_ids).last_hidden_state,
+        predict=lambda model, hidden: model.decoder(model.head(hidden)),
+        input_names=("input_ids", "attention_mask"),
+    ),
+}
+
+
+def architecture_of(config: PretrainedConfig) -> Architecture:
+    """The architecture of a model's config (its `model_type` is the architecture's name)."""
+    return ARCHITECTURES[config.model_type]
+
+
+def model_config(model: dict, tokenizer) -> PretrainedConfig:
+    """The architecture's config: dimensions from the model section (the schema's defaults for keys it lacks);
+    vocabulary and special ids from the tokenizer."""
+    model = {**schema_defaults("model"), **model}
+    return ARCHITECTURES[model["architecture"]].config(model, tokenizer)
+
+
+def masked_logits(model, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
     """(batch, k, vocabulary) logits at `positions` (batch, k): a gather with static shapes, no boolean mask."""
-    hidden = model.bert(input_ids=input_ids).last_hidden_state
+    architecture = architecture_of(model.config)
+    hidden = architecture.encode(model, input_ids)
     index = positions.unsqueeze(-1).expand(-1, -1, hidden.size(-1))
-    return model.cls(hidden.gather(1, index))
+    return architecture.predict(model, hidden.gather(1, index))
 
 
-class BertForMaskedPositions(BertForMaskedLM):
-    """The same weights as BertForMaskedLM; with labels, the prediction head runs on the k masked positions of
-    each block only (the vocabulary projection is most of a small model's work), and `logits` holds those
-    positions' rows. Without labels it is BertForMaskedLM."""
+class MaskedPositions:
+    """Mixed into a masked LM class: the same weights; with labels, the prediction head runs on the k masked
+    positions of each block only (the vocabulary projection is most of a small model's work), and `logits` holds
+    those positions' rows. Without labels it is the masked LM class."""
 
     def forward(self, input_ids=None, labels=None, masked_positions=None, num_items_in_batch=None, **kwargs):
         if labels is None:
@@ -40,10 +110,30 @@ class BertForMaskedPositions(BertForMaskedLM):
         return MaskedLMOutput(loss=loss, logits=logits)
 
 
-def save_as_bert(trainer, folder: Path) -> None:
-    """Save the trained weights as a plain BertForMaskedLM model directory."""
+class BertForMaskedPositions(MaskedPositions, BertForMaskedLM):
+    pass
+
+
+class ModernBertForMaskedPositions(MaskedPositions, ModernBertForMaskedLM):
+    pass
+
+
+TRAINED = {BertConfig: BertForMaskedPositions, ModernBertConfig: ModernBertForMaskedPositions}
+
+
+def masked_positions_model(config: PretrainedConfig):
+    """The model of `config` as it trains, initialised from the global seed."""
+    return TRAINED[type(config)](config)
+
+
+def save_masked_lm(trainer, tokenizer, folder: Path) -> None:
+    """Save the trained weights as a plain masked LM model directory of their architecture, with the tokenizer set
+    to give the model only the inputs it takes."""
     trainer.save_model(str(folder))
     config_file = folder / "config.json"
     config = json.loads(config_file.read_text())
-    config["architectures"] = [BertForMaskedLM.__name__]
+    architecture = ARCHITECTURES[config["model_type"]]
+    config["architectures"] = [architecture.masked_lm.__name__]
     config_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+    tokenizer.model_input_names = list(architecture.input_names)
+    tokenizer.save_pretrained(str(folder))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from transformers import AutoTokenizer, BertConfig, set_seed
+from transformers import AutoTokenizer, PretrainedConfig, set_seed
 from transformers.utils.logging import disable_progress_bar
 
 from ..atomic import atomic_path
@@ -19,7 +19,8 @@ from .blocks import BlockDataset, split_indices
 from .checkpoints import checkpoint_step, discard_unused, resume_point, run_directory
 from .job import TrainingJob
 from .masking import BlockCollator, predictions_per_block
-from .model import BertForMaskedPositions, bert_config, save_as_bert
+from .model import masked_positions_model, model_config, save_masked_lm
+from .model_config import backend_problems
 from .phases import Phase, plan_phases
 from .preflight import check_counts, check_splits, check_vocabulary, verify_blocks
 from .trainers import build_trainer, global_batch_size
@@ -42,7 +43,7 @@ NEUTRAL_SETTINGS = frozenset(
 
 
 def fingerprint_inputs(
-    manifest: dict, model: BertConfig, settings: dict, processes: int, backend: str, gaudi_config: str
+    manifest: dict, model: PretrainedConfig, settings: dict, processes: int, backend: str, gaudi_config: str
 ) -> dict:
     """Everything that can change what training produces: the data, the model, every setting but the neutral
     ones, the world size, the backend and the Gaudi config."""
@@ -158,7 +159,7 @@ class Run:
     settings: dict  # the job's, with the data set's shuffle seed
     phases: list[Phase]
     tokenizer: object
-    config: BertConfig
+    config: PretrainedConfig
     validation: BlockDataset
     eval_collator: BlockCollator
     folder: Path  # the fingerprint's checkpoint folder
@@ -173,6 +174,8 @@ def prepare_run(job: TrainingJob) -> Run:
     if job.threads:
         torch.set_num_threads(job.threads)
     processes = check_world_size(backend, job.world_size)
+    for problem in backend_problems(job.model, backend):
+        raise DataError(problem)
     if backend == "cpu" and torch.cuda.is_available():
         print(
             "training on the CPU although a GPU is visible: give pretrain GPUs (profiles/local-gpu, or "
@@ -183,7 +186,7 @@ def prepare_run(job: TrainingJob) -> Run:
     phases = plan_phases(settings, data["block_size"])
     preflight(job.manifest, data, len(tokenizer), phases, processes, backend)
     validation = BlockDataset(job.manifest, "validation", limit=settings["eval_blocks"])
-    config = bert_config(job.model, tokenizer)
+    config = model_config(job.model, tokenizer)
     settings = {**settings, "shuffle_seed": data["shuffle_seed"]}
     inputs = fingerprint_inputs(data, config, settings, processes, backend, job.gaudi_config)
     if len(validation) < settings["per_device_eval_batch_size"]:
@@ -203,7 +206,7 @@ def phase_trainer(run: Run, phase: Phase):
     """The trainer of `phase`, with the model as initialised from the seed (a resumed checkpoint replaces it)."""
     job, settings = run.job, run.settings
     set_seed(settings["seed"])
-    model = BertForMaskedPositions(run.config)
+    model = masked_positions_model(run.config)
     train = BlockDataset(job.manifest, "train", block_size=phase.block_size)
     collator = BlockCollator(run.tokenizer, phase.predictions, settings["seed"], settings["corruption"])
     trainer = build_trainer(
@@ -258,8 +261,7 @@ def train_phases(run: Run, out: str) -> dict:
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
     if trainer.is_world_process_zero():
         with atomic_path(out) as tmp:
-            save_as_bert(trainer, tmp)
-            run.tokenizer.save_pretrained(str(tmp))
+            save_masked_lm(trainer, run.tokenizer, tmp)
             (tmp / "training_metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
             (tmp / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
     return metrics

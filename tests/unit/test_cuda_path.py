@@ -11,7 +11,7 @@ from snakebert.config_defaults import schema_defaults
 from snakebert.training.backends import cuda_arguments
 from snakebert.training.blocks import BlockDataset
 from snakebert.training.masking import BlockCollator
-from snakebert.training.model import BertForMaskedPositions, bert_config, save_as_bert
+from snakebert.training.model import masked_positions_model, model_config, save_masked_lm
 from snakebert.training.phases import plan_phases
 from snakebert.training.trainers import common_arguments
 
@@ -27,7 +27,7 @@ def test_our_model_trains_compiled_with_fused_adamw_and_saves_as_plain_bert(tiny
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_data.tokenizer)
     manifest = str(tiny_data.manifest)
-    model = BertForMaskedPositions(bert_config(TINY_TRAINING["model"], tokenizer))
+    model = masked_positions_model(model_config(TINY_TRAINING["model"], tokenizer))
     phase = plan_phases(SETTINGS, 16)[0]
     arguments = {**common_arguments(SETTINGS, phase, str(tmp_path / "run")), **cuda_arguments(SETTINGS, (7, 0))}
     trainer = Trainer(
@@ -42,7 +42,7 @@ def test_our_model_trains_compiled_with_fused_adamw_and_saves_as_plain_bert(tiny
     assert len(losses) == 4 and all(math.isfinite(loss) for loss in losses)
     assert type(trainer.model_wrapped).__name__ == "OptimizedModule"
     assert type(trainer.optimizer.optimizer).__name__ == "AdamW" and trainer.optimizer.optimizer.defaults["fused"]
-    save_as_bert(trainer, tmp_path / "model")
+    save_masked_lm(trainer, tokenizer, tmp_path / "model")
     saved = AutoModelForMaskedLM.from_pretrained(tmp_path / "model")
     for name, weight in model.state_dict().items():
         assert torch.equal(saved.state_dict()[name], weight), name

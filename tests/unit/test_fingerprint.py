@@ -9,16 +9,16 @@ import yaml
 from snakebert.config_defaults import SCHEMA, schema_defaults
 from snakebert.data.manifest import read_manifest
 from snakebert.training.checkpoints import fingerprint
-from snakebert.training.model import bert_config
+from snakebert.training.model import model_config
 from snakebert.training.pretrain import NEUTRAL_SETTINGS, fingerprint_inputs
 
 GAUDI = {"use_fused_adam": True, "use_fused_clip_norm": True, "use_torch_autocast": True}
 
 
 class Vocabulary:
-    """What bert_config reads of a tokenizer."""
+    """What model_config reads of a tokenizer."""
 
-    pad_token_id = 0
+    pad_token_id, cls_token_id, sep_token_id = 0, 2, 3
 
     def __len__(self) -> int:
         return 200
@@ -34,7 +34,7 @@ def files(tmp_path):
 
 def print_of(files, model: dict, settings: dict, backend: str = "cpu") -> str:
     manifest, gaudi = files
-    config = bert_config(model, Vocabulary())
+    config = model_config(model, Vocabulary())
     settings = {**settings, "shuffle_seed": 34}
     inputs = fingerprint_inputs(read_manifest(str(manifest)), config, settings, 1, backend, gaudi)
     return fingerprint(inputs)

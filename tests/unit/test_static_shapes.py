@@ -4,6 +4,7 @@ shapes), whatever the batch's content, and batches do not depend on the number o
 import json
 
 import numpy as np
+import pytest
 import torch
 from helpers import TINY_TRAINING
 from shape_log import changed_ops, step_shapes, training_step_shapes
@@ -12,19 +13,19 @@ from transformers import AutoTokenizer
 from snakebert.config_defaults import schema_defaults
 from snakebert.training.blocks import BlockDataset
 from snakebert.training.masking import IGNORED, BlockCollator, predictions_per_block
-from snakebert.training.model import BertForMaskedPositions, bert_config
+from snakebert.training.model import ARCHITECTURES, masked_positions_model, model_config
 from snakebert.training.phases import plan_phases
 from snakebert.training.trainers import build_trainer
 
 
-def tiny_trainer(data, folder, workers: int = 0):
+def tiny_trainer(data, folder, workers: int = 0, architecture: str = "bert"):
     """The pipeline's CPU trainer over the tiny data set's blocks (16 tokens), as pretrain builds it."""
     tokenizer = AutoTokenizer.from_pretrained(data.tokenizer)
     manifest = str(data.manifest)
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "dataloader_num_workers": workers}
     settings["shuffle_seed"] = json.loads(data.manifest.read_text())["shuffle_seed"]
     torch.manual_seed(0)
-    model = BertForMaskedPositions(bert_config(TINY_TRAINING["model"], tokenizer))
+    model = masked_positions_model(model_config({**TINY_TRAINING["model"], "architecture": architecture}, tokenizer))
     collator = BlockCollator(tokenizer, predictions_per_block(16, 0.15, None), seed=42)
     train, validation = BlockDataset(manifest, "train"), BlockDataset(manifest, "validation")
     phase = plan_phases(settings, 16)[0]
@@ -45,8 +46,9 @@ def varied_batches(trainer) -> list[dict]:
     return batches
 
 
-def test_every_training_step_creates_the_same_shapes(tiny_data, tmp_path):
-    trainer = tiny_trainer(tiny_data, tmp_path)
+@pytest.mark.parametrize("architecture", sorted(ARCHITECTURES))
+def test_every_training_step_creates_the_same_shapes(tiny_data, tmp_path, architecture):
+    trainer = tiny_trainer(tiny_data, tmp_path, architecture=architecture)
     logs = [training_step_shapes(trainer, batch) for batch in varied_batches(trainer)]
     assert len(logs[0]) > 100 and any("backward" in op for op, _ in logs[0])  # forward and backward recorded
     assert changed_ops(logs) == []

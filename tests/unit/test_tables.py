@@ -15,6 +15,7 @@ from snakebert.finetune.metrics import METRICS
 from snakebert.finetune.tasks import TASK_TYPES
 from snakebert.hub import UPLOADS, upload_plan
 from snakebert.training.backends import BACKENDS, cuda_arguments, device_count, rank, resolve_backend, world_size
+from snakebert.training.model import ARCHITECTURES
 
 PROPERTIES = yaml.safe_load(SCHEMA.read_text())["properties"]
 SOURCE_SCHEMAS = {
@@ -39,6 +40,10 @@ def test_the_schemas_task_types_presets_and_metrics_are_the_tables_keys():
     assert branches["hub"]["properties"]["preset"]["enum"] == [f"glue/{name}" for name in GLUE] + [None]
     assert yaml.safe_load(SCHEMA.read_text())["$defs"]["metrics"]["items"]["enum"] == list(METRICS)
     assert finetune["backend"]["enum"] == ["auto", *sorted(BACKENDS)]
+
+
+def test_the_schemas_architectures_are_the_tables_keys():
+    assert PROPERTIES["model"]["properties"]["architecture"]["enum"] == list(ARCHITECTURES)
 
 
 def test_the_schemas_backends_are_auto_and_the_tables_keys():
