@@ -80,9 +80,13 @@ def spread(summary: dict | None) -> str:
     return f"{median:.3f}" if low == high else f"{median:.3f} ({low:.3f}–{high:.3f})"
 
 
+ARCHITECTURE_NAMES = {"bert": "BERT", "modernbert": "ModernBERT"}  # a config's model_type, as people write it
+
+
 def description(config: dict, lowercase: bool, sources: list[str]) -> str:
     return (
-        f"A BERT masked language model (`BertForMaskedLM`) pretrained from scratch by snakebert on "
+        f"A {ARCHITECTURE_NAMES[config['model_type']]} masked language model (`{config['architectures'][0]}`) "
+        f"pretrained from scratch by snakebert on "
         f"{', '.join(sources)}: {plural(config['num_hidden_layers'], 'layer')} of width {config['hidden_size']}, "
         f"{plural(config['num_attention_heads'], 'attention head')}, feed-forward size {config['intermediate_size']}, "
         f"at most {config['max_position_embeddings']} positions, and a WordPiece vocabulary of "

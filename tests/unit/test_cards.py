@@ -129,6 +129,7 @@ def test_the_model_cards_text_says_what_was_trained_and_how_well(run):
     write_model_card(*model_card_args(run, out))
     text = ModelCard.load(out).text
     manifest = json.loads((run / "dataset/manifest.json").read_text())
+    assert "A BERT masked language model (`BertForMaskedLM`) pretrained from scratch" in text
     assert "1 layer of width 32, 2 attention heads, feed-forward size 64" in text
     assert "vocabulary of 200 tokens (lowercased text)" in text
     assert f"- **documents:** {manifest['totals']['docs']}" in text
@@ -151,6 +152,16 @@ def test_the_model_cards_text_says_what_was_trained_and_how_well(run):
         "Pretraining gain in macro_f1 (pretrained minus random init, seed by seed): +0.070 (+0.030 to +0.100)" in text
     )
     assert "AutoModelForMaskedLM.from_pretrained(folder)" in text and 'pipeline("fill-mask"' in text
+
+
+def test_the_model_card_names_the_architecture_trained(run):
+    config = run / "model/config.json"
+    config.write_text(
+        json.dumps({**MODEL_CONFIG, "architectures": ["ModernBertForMaskedLM"], "model_type": "modernbert"})
+    )
+    out = run / "cards/model/README.md"
+    write_model_card(*model_card_args(run, out))
+    assert "A ModernBERT masked language model (`ModernBertForMaskedLM`) pretrained" in ModelCard.load(out).text
 
 
 def test_a_model_card_without_downstream_tasks_says_so(run):
