@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import REPO, TINY_TRAINING, build_tiny_data, snakemake_env
+from helpers import PHASE_BLOCK_SIZE, REPO, TINY_TRAINING, build_tiny_data, snakemake_env
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
@@ -72,6 +72,28 @@ def test_two_nodes_train_disjoint_shares_of_each_batch_to_identical_weights(tmp_
     assert np.isfinite(metrics["final_loss"])
     [record] = (tmp_path / "checkpoints").glob("*/fingerprint.json")
     assert json.loads(record.read_text())["world_size"] == 2
+
+
+def test_two_nodes_train_both_phases_with_disjoint_shares_to_identical_weights(tmp_path):
+    data = build_tiny_data(tmp_path)
+    phases = [
+        {"block_size": PHASE_BLOCK_SIZE, "steps": 4, "per_device_train_batch_size": 8},
+        {"block_size": 16, "steps": 2},
+    ]
+    settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "max_steps": 6, "eval_steps": 6}
+    settings = {**settings, "phases": phases, "save_steps": 4}
+    text = run_on_two_nodes(tmp_path, "pretrain.py", data, settings, "--checkpoints", "checkpoints", "--out", "model")
+    for phase in (1, 2):
+        first = re.findall(
+            rf"rank (\d) of 2: the first batch of epoch 0 reads train blocks (\[.*\]) \(phase {phase}:", text
+        )
+        shares = {int(rank): set(json.loads(blocks)) for rank, blocks in first}
+        assert sorted(shares) == [0, 1] and not shares[0] & shares[1], phase
+    weights = {int(rank): digest for rank, digest in re.findall(r"rank (\d) of 2: trained weights sha256 (\w+)", text)}
+    assert sorted(weights) == [0, 1] and weights[0] == weights[1]
+    metrics = json.loads((tmp_path / "model/training_metrics.json").read_text())
+    assert [(phase["block_size"], phase["global_batch_size"]) for phase in metrics["phases"]] == [(8, 16), (16, 16)]
+    assert metrics["steps"] == 6
 
 
 def test_a_calibration_on_two_nodes_times_the_two_rank_run_and_keeps_no_checkpoint(tmp_path):
