@@ -1,17 +1,18 @@
-"""The default run at several values of one `model` setting (the architecture, the initial weight scale), side by
-side on this machine: each value runs the whole default workflow in its own scratch directory, all at once, one core
-each, so every arm trains under the same load.
+"""The default run at several values of one setting (the architecture, the initial weight scale, the schedule's
+scope), side by side on this machine: each value runs the whole default workflow in its own scratch directory, all
+at once, one core each, so every arm trains under the same load.
 
-    python bench/model_arms.py --key architecture --values bert,modernbert [--workdir DIR]
-    python bench/model_arms.py --key initializer_range --values 0.02,0.06
+    python bench/setting_arms.py --key model.architecture --values bert,modernbert [--workdir DIR]
+    python bench/setting_arms.py --key model.initializer_range --values 0.02,0.06
+    python bench/setting_arms.py --key pretrain.lr_schedule_scope --values run,phase
 
-Each arm is config/config.yaml with `model.<key>` set (a second --configfile), built to TARGETS.
+Each arm is config/config.yaml with `<section>.<key>` set (a second --configfile), built to TARGETS.
 Reported per arm: the held-out MLM loss and masked accuracy (every validation block of 512 at 15%), the probe hits
 in the top 5 and the distinct top-1 answers, the fine-tuned macro-F1 of the pretrained model and of random
 initialisation (median and min-max over 3 seeds), the pretraining gain (seed by seed: median and min-max), the
 cosine of adjacent learned position embeddings over the first 128 positions (how much order the model has
 learned; none for rotary positions), and the pretrain job's wall time. Everything is written to
-<workdir>/model-arms.json.
+<workdir>/setting-arms.json.
 """
 
 import argparse
@@ -35,10 +36,12 @@ POSITIONS = "bert.embeddings.position_embeddings.weight"
 
 
 def run_arm(workdir: Path, key: str, value) -> float:
-    """Build the targets in `workdir` with `model.<key>: value` on one core; the wall seconds."""
+    """Build the targets in `workdir` with the setting `key` (section.name) at `value`, on one core; the wall
+    seconds."""
     workdir.mkdir(parents=True, exist_ok=True)
     config = workdir / "arm.yaml"
-    config.write_text(yaml.safe_dump({"model": {key: value}}))
+    section, name = key.split(".")
+    config.write_text(yaml.safe_dump({section: {name: value}}))
     logs = [workdir / f"snakemake-{n}.log" for n in range(len(TARGETS))]
     return sum(snakemake(workdir, config, target, log, 1) for target, log in zip(TARGETS, logs, strict=True))
 
@@ -102,19 +105,19 @@ def table(arms: list[dict], key: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--key", required=True, help="the model setting to vary, e.g. architecture")
+    parser.add_argument("--key", required=True, help="the setting to vary, as section.name: model.architecture")
     parser.add_argument("--values", required=True, help="its comma-separated values, each read as YAML")
     parser.add_argument("--workdir", type=Path, default=None, help="scratch directory (default: a new temporary one)")
     args = parser.parse_args()
     values = [yaml.safe_load(value) for value in args.values.split(",")]
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench-model-arms-"))
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench-setting-arms-"))
     folders = [workdir / f"{args.key}-{value}" for value in values]
     with ThreadPoolExecutor(len(values)) as pool:
         walls = list(pool.map(run_arm, folders, [args.key] * len(values), values))
     arms = [read_arm(folder, args.key, value, wall) for folder, value, wall in zip(folders, values, walls, strict=True)]
-    (workdir / "model-arms.json").write_text(json.dumps(arms, indent=1) + "\n")
+    (workdir / "setting-arms.json").write_text(json.dumps(arms, indent=1) + "\n")
     print(table(arms, args.key))
-    print(f"\n(everything in {workdir / 'model-arms.json'})")
+    print(f"\n(everything in {workdir / 'setting-arms.json'})")
 
 
 if __name__ == "__main__":
