@@ -39,8 +39,8 @@ from snakebert.training.phases import plan_phases  # noqa: E402
 sys.path.insert(0, str(REPO / "bench"))
 from reference_model import snakemake  # noqa: E402  (the same call of the workflow, with its log and timing)
 
-MODEL = {"hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4, "intermediate_size": 1024,
-         "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1}  # fmt: skip
+MODEL = {"architecture": "bert", "hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4,
+         "intermediate_size": 1024, "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1}  # fmt: skip
 BASE = {  # what every arm trains with unless it says otherwise (not config/config.yaml's recipe)
     "phases": [],
     "per_device_train_batch_size": 8,

@@ -128,7 +128,7 @@ def bernoulli_loss(model_dir: str, manifest: str, settings: dict) -> float:
 def trainer_for(path: str, tokenizer, train, validation, settings: dict, output_dir: str):
     """The pipeline's CPU trainer for `path` ("new" or "old"), its model initialised from `settings["seed"]`."""
     set_seed(settings["seed"])
-    config = model_config(config_section("model"), tokenizer)
+    config = model_config({**config_section("model"), "architecture": "bert"}, tokenizer)  # both paths are BERT's
     if path == "new":
         k = predictions_per_block(train.block_size, settings["mlm_probability"], settings["max_predictions"])
         model, collator = BertForMaskedPositions(config), BlockCollator(tokenizer, k, settings["seed"])
