@@ -32,10 +32,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from snakebert.config_defaults import schema_defaults  # noqa: E402
 
 BLOCK = 512
 METHODS = ("limit", "ours", "run_mlm", "tutorial", "ingest", "ingest_gzip")
-CLEAN = {"unicode_normalization": "NFC", "strip_patterns": [], "normalize_whitespace": True, "min_chars": 1}
+CLEAN = {**schema_defaults("clean"), "strip_patterns": [], "min_chars": 1}
 ENV = {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
 
 

@@ -27,6 +27,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
 sys.path.insert(0, str(REPO))
+from snakebert.config_defaults import schema_defaults  # noqa: E402
+
 ENV = {**os.environ, "RAYON_NUM_THREADS": "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 TOKENIZER = {"min_frequency": 2, "lowercase": True, "model_max_length": 512}
 
@@ -48,8 +50,7 @@ def python(script: str, *args: str, cwd: Path | None = None) -> dict:
 def raw_shard(workdir: Path, name: str, files: list[str]) -> str:
     out = workdir / "raw" / name / "shard-00000.arrow"
     source = json.dumps({"name": name, "type": "files", "format": "text", "text_column": "text"})
-    clean = json.dumps({"unicode_normalization": "NFC", "strip_patterns": [], "normalize_whitespace": True,
-                        "min_chars": 1})  # fmt: skip
+    clean = json.dumps({**schema_defaults("clean"), "strip_patterns": [], "min_chars": 1})
     python("ingest_shard.py", "--source", source, "--clean", clean, "--shard", "0", "--out", str(out), "--stats",
            str(out.with_suffix(".json")), *files)  # fmt: skip
     python("find_duplicates.py", "--disabled", "--out", str(workdir / f"duplicates-{name}.arrow"), str(out))
