@@ -23,6 +23,7 @@ from .model import masked_positions_model, model_config, save_masked_lm
 from .model_config import backend_problems
 from .phases import Phase, plan_phases
 from .preflight import check_counts, check_splits, check_vocabulary, verify_blocks
+from .stop_request import StopOnRequest, StopRequest, stopped
 from .trainers import build_trainer, global_batch_size
 
 # The `pretrain` settings that cannot change the trained weights; every other setting is in the fingerprint, so
@@ -232,17 +233,21 @@ def phase_trainer(run: Run, phase: Phase):
 
 def pretrain(job: TrainingJob, out: str) -> dict:
     """Train every phase in order, each from the newest checkpoint of the run (the previous phase's last one when
-    it starts), and save the model into `out`. A run that fails before its first checkpoint leaves no folder."""
+    it starts), and save the model into `out`. A run that fails before its first checkpoint leaves no folder; a
+    signal saves a checkpoint and stops the run (stop_request.py)."""
+    request = StopRequest()
+    request.install()
     run = prepare_run(job)
     try:
-        return train_phases(run, out)
+        return train_phases(run, out, request)
     except BaseException:
         discard_unused(run.folder)
         raise
 
 
-def train_phases(run: Run, out: str) -> dict:
-    """The run's phases, in order, then the model saved into `out` by the first process."""
+def train_phases(run: Run, out: str, request: StopRequest) -> dict:
+    """The run's phases, in order, then the model saved into `out` by the first process; StoppedOnRequest once a
+    stop `request` has been saved."""
     job = run.job
     first_resume, records, trainer = None, [], None
     for phase in run.phases:
@@ -253,9 +258,12 @@ def train_phases(run: Run, out: str) -> dict:
         if done and phase is not run.phases[-1]:
             records.append(phase_record(phase, None, None))
             continue
-        trainer = phase_trainer(run, phase)
+        trainer, stop = phase_trainer(run, phase), StopOnRequest(request)
+        trainer.add_callback(stop)
         result = trainer.train(resume_from_checkpoint=resume)
         trainer.accelerator.wait_for_everyone()  # every rank sees the phase's last checkpoint complete
+        if stop.stopped_at is not None:
+            raise stopped(stop, str(run.folder))
         records.append(phase_record(phase, trainer, result))
     metrics = summary(trainer, records, job.backend, first_resume)
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)

@@ -1,0 +1,73 @@
+"""A signal costs no steps: pretraining saves a checkpoint at the step after it, exits with the stopped status and
+says so in one line; run again, it resumes there and ends with the weights of a run never stopped."""
+
+import json
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+from helpers import REPO, TINY_TRAINING, build_tiny_data, snakemake_env
+
+from snakebert.config_defaults import schema_defaults
+from snakebert.errors import STOPPED_EXIT
+
+SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "save_steps": 1000}  # no periodic checkpoint
+FIRST_BATCH = "the first batch of epoch 0 reads train blocks"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    return build_tiny_data(tmp_path_factory.mktemp("stop-data"))
+
+
+def pretrain_command(data, folder) -> list[str]:
+    return [
+        sys.executable, str(REPO / "scripts/pretrain.py"), "--backend", "cpu", "--world-size", "1",
+        "--manifest", str(data.manifest), "--tokenizer", str(data.tokenizer),
+        "--model", json.dumps(TINY_TRAINING["model"]), "--settings", json.dumps(SETTINGS), "--threads", "1",
+        "--checkpoints", str(folder / "checkpoints"), "--out", str(folder / "model"),
+    ]  # fmt: skip
+
+
+def signalled_run(data, folder, number: int) -> tuple[int, str]:
+    """The run sent `number` once it has printed its first batch (before or at its first steps): exit, output."""
+    process = subprocess.Popen(
+        pretrain_command(data, folder), env=snakemake_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if FIRST_BATCH in line:
+            process.send_signal(number)
+            break
+    lines += process.stdout.readlines()
+    return process.wait(timeout=300), "".join(lines)
+
+
+@pytest.fixture(scope="module")
+def unbroken(data, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("unbroken")
+    subprocess.run(pretrain_command(data, folder), env=snakemake_env(), check=True, capture_output=True)
+    return (folder / "model/model.safetensors").read_bytes()
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGUSR1], ids=["SIGTERM", "SIGUSR1"])
+def test_a_signal_saves_a_checkpoint_stops_and_the_rerun_ends_bit_identical(data, unbroken, tmp_path, number):
+    status, output = signalled_run(data, tmp_path, number)
+    assert status == STOPPED_EXIT, output
+    found = re.search(
+        rf"stopped on request \({number.name}\) at step (\d+): checkpoint saved in (\S+)/checkpoint-\1;", output
+    )
+    assert found and "Traceback" not in output, output
+    step = int(found.group(1))
+    assert 1 <= step < SETTINGS["max_steps"]
+    assert [path.name for path in (tmp_path / "checkpoints").glob("*/checkpoint-*")] == [f"checkpoint-{step}"]
+    assert not (tmp_path / "model").exists()
+
+    resumed = subprocess.run(pretrain_command(data, tmp_path), env=snakemake_env(), capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    metrics = json.loads((tmp_path / "model/training_metrics.json").read_text())
+    assert metrics["resumed_from"].endswith(f"checkpoint-{step}") and metrics["steps"] == SETTINGS["max_steps"]
+    assert (tmp_path / "model/model.safetensors").read_bytes() == unbroken
