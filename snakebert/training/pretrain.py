@@ -235,14 +235,13 @@ def pretrain(job: TrainingJob, out: str) -> dict:
     """Train every phase in order, each from the newest checkpoint of the run (the previous phase's last one when
     it starts), and save the model into `out`. A run that fails before its first checkpoint leaves no folder; a
     signal saves a checkpoint and stops the run (stop_request.py)."""
-    request = StopRequest()
-    request.install()
-    run = prepare_run(job)
-    try:
-        return train_phases(run, out, request)
-    except BaseException:
-        discard_unused(run.folder)
-        raise
+    with StopRequest() as request:
+        run = prepare_run(job)
+        try:
+            return train_phases(run, out, request)
+        except BaseException:
+            discard_unused(run.folder)
+            raise
 
 
 def train_phases(run: Run, out: str, request: StopRequest) -> dict:

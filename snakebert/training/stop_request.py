@@ -16,14 +16,20 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)
 
 
 class StopRequest:
-    """The signal this process was sent (0: none), set by its handlers from `install()` on."""
+    """The signal this process was sent (0: none), set by its handlers while the `with` block runs; the previous
+    handlers come back after it."""
 
     def __init__(self) -> None:
         self.signal = 0
+        self.previous = {}
 
-    def install(self) -> None:
-        for number in STOP_SIGNALS:
-            signal.signal(number, self._handle)
+    def __enter__(self) -> "StopRequest":
+        self.previous = {number: signal.signal(number, self._handle) for number in STOP_SIGNALS}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
 
     def _handle(self, number: int, frame) -> None:
         self.signal = number

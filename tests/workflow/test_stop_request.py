@@ -12,6 +12,7 @@ from helpers import REPO, TINY_TRAINING, build_tiny_data, snakemake_env
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import STOPPED_EXIT
+from snakebert.training.stop_request import StopRequest
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "save_steps": 1000}  # no periodic checkpoint
 FIRST_BATCH = "the first batch of epoch 0 reads train blocks"
@@ -71,3 +72,12 @@ def test_a_signal_saves_a_checkpoint_stops_and_the_rerun_ends_bit_identical(data
     metrics = json.loads((tmp_path / "model/training_metrics.json").read_text())
     assert metrics["resumed_from"].endswith(f"checkpoint-{step}") and metrics["steps"] == SETTINGS["max_steps"]
     assert (tmp_path / "model/model.safetensors").read_bytes() == unbroken
+
+
+def test_the_handlers_are_the_callers_again_after_the_run():
+    before = signal.getsignal(signal.SIGINT)
+    with StopRequest() as request:
+        assert signal.getsignal(signal.SIGINT) == request._handle
+        signal.raise_signal(signal.SIGUSR1)
+        signal.raise_signal(signal.SIGUSR1)  # twice: still a request, nothing else
+    assert request.signal == signal.SIGUSR1 and signal.getsignal(signal.SIGINT) == before
