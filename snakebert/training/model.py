@@ -29,6 +29,7 @@ SHARED_KEYS += ("max_position_embeddings", "initializer_range")
 @dataclass(frozen=True)
 class Architecture:
     config: Callable[[dict, object], PretrainedConfig]  # (the model config section, the tokenizer) -> its config
+    trained: type  # the class it trains as: the masked LM computing logits at the masked positions only
     masked_lm: type  # the transformers class a saved model loads as (AutoModelForMaskedLM picks it)
     encode: Callable  # (model, input ids) -> the last hidden states
     predict: Callable  # (model, hidden states) -> vocabulary logits
@@ -55,9 +56,35 @@ def _modernbert_config(model: dict, tokenizer) -> ModernBertConfig:
     )
 
 
+class MaskedPositions:
+    """Mixed into a masked LM class: the same weights; with labels, the prediction head runs on the k masked
+    positions of each block only (the vocabulary projection is most of a small model's work), and `logits` holds
+    those positions' rows. Without labels it is the masked LM class."""
+
+    def forward(self, input_ids=None, labels=None, masked_positions=None, num_items_in_batch=None, **kwargs):
+        if labels is None:
+            return super().forward(input_ids=input_ids, **kwargs)
+        logits = masked_logits(self, input_ids, masked_positions)
+        flat = logits.flatten(0, 1).float()
+        if num_items_in_batch is None:
+            loss = F.cross_entropy(flat, labels.flatten(), ignore_index=IGNORED)
+        else:  # the trainer's count over all accumulated micro-batches: sum here, it averages
+            loss = F.cross_entropy(flat, labels.flatten(), ignore_index=IGNORED, reduction="sum") / num_items_in_batch
+        return MaskedLMOutput(loss=loss, logits=logits)
+
+
+class BertForMaskedPositions(MaskedPositions, BertForMaskedLM):
+    pass
+
+
+class ModernBertForMaskedPositions(MaskedPositions, ModernBertForMaskedLM):
+    pass
+
+
 ARCHITECTURES = {
     "bert": Architecture(
         config=_bert_config,
+        trained=BertForMaskedPositions,
         masked_lm=BertForMaskedLM,
         encode=lambda model, input_ids: model.bert(input_ids=input_ids).last_hidden_state,
         predict=lambda model, hidden: model.cls(hidden),
@@ -65,6 +92,7 @@ ARCHITECTURES = {
     ),
     "modernbert": Architecture(
         config=_modernbert_config,
+        trained=ModernBertForMaskedPositions,
         masked_lm=ModernBertForMaskedLM,
         encode=lambda model, input_ids: model.model(input_ids=input_ids).last_hidden_state,
         predict=lambda model, hidden: model.decoder(model.head(hidden)),
@@ -93,37 +121,9 @@ def masked_logits(model, input_ids: torch.Tensor, positions: torch.Tensor) -> to
     return architecture.predict(model, hidden.gather(1, index))
 
 
-class MaskedPositions:
-    """Mixed into a masked LM class: the same weights; with labels, the prediction head runs on the k masked
-    positions of each block only (the vocabulary projection is most of a small model's work), and `logits` holds
-    those positions' rows. Without labels it is the masked LM class."""
-
-    def forward(self, input_ids=None, labels=None, masked_positions=None, num_items_in_batch=None, **kwargs):
-        if labels is None:
-            return super().forward(input_ids=input_ids, **kwargs)
-        logits = masked_logits(self, input_ids, masked_positions)
-        flat = logits.flatten(0, 1).float()
-        if num_items_in_batch is None:
-            loss = F.cross_entropy(flat, labels.flatten(), ignore_index=IGNORED)
-        else:  # the trainer's count over all accumulated micro-batches: sum here, it averages
-            loss = F.cross_entropy(flat, labels.flatten(), ignore_index=IGNORED, reduction="sum") / num_items_in_batch
-        return MaskedLMOutput(loss=loss, logits=logits)
-
-
-class BertForMaskedPositions(MaskedPositions, BertForMaskedLM):
-    pass
-
-
-class ModernBertForMaskedPositions(MaskedPositions, ModernBertForMaskedLM):
-    pass
-
-
-TRAINED = {BertConfig: BertForMaskedPositions, ModernBertConfig: ModernBertForMaskedPositions}
-
-
 def masked_positions_model(config: PretrainedConfig):
     """The model of `config` as it trains, initialised from the global seed."""
-    return TRAINED[type(config)](config)
+    return architecture_of(config).trained(config)
 
 
 def save_masked_lm(trainer, tokenizer, folder: Path) -> None:

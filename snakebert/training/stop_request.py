@@ -46,7 +46,7 @@ class StopOnRequest(TrainerCallback):
         self.signal = 0
 
     def on_train_begin(self, args, state, control, **kwargs):
-        if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1 and self.group is None:
+        if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
             self.group = dist.new_group(backend="gloo")  # every rank reaches this: a collective of all ranks
 
     def on_step_end(self, args, state, control, **kwargs):
