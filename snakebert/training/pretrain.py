@@ -16,14 +16,14 @@ from ..data.manifest import data_digest, read_manifest
 from ..errors import DataError
 from .backends import rank, world_size
 from .blocks import BlockDataset, split_indices
-from .checkpoints import checkpoint_step, discard_unused, resume_point, run_directory
+from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory
 from .job import TrainingJob
 from .masking import BlockCollator, predictions_per_block
 from .model import masked_positions_model, model_config, save_masked_lm
 from .model_config import backend_problems
 from .phases import Phase, plan_phases
 from .preflight import check_counts, check_splits, check_vocabulary, verify_blocks
-from .stop_request import StopOnRequest, StopRequest, stopped
+from .stop_request import Deadline, StopOnRequest, StopRequest, job_end_time, stopped
 from .trainers import build_trainer, global_batch_size
 
 # The `pretrain` settings that cannot change the trained weights; every other setting is in the fingerprint, so
@@ -34,6 +34,7 @@ NEUTRAL_SETTINGS = frozenset(
         "logging_steps",
         "save_steps",
         "save_total_limit",
+        "stop_before_deadline",
         "eval_steps",
         "eval_blocks",
         "per_device_eval_batch_size",
@@ -127,8 +128,9 @@ def phase_record(phase: Phase, trainer, result) -> dict:
     return record
 
 
-def summary(trainer, phases: list[dict], backend: str, resumed_from: str | None) -> dict:
-    """training_metrics.json: the run's totals over the phases this job trained, and each phase's record."""
+def summary(trainer, phases: list[dict], backend: str, resumed_from: str | None, segment: Segment) -> dict:
+    """training_metrics.json: the run's totals over the phases this job trained, each phase's record, and the
+    jobs (segments) the run took."""
     history = trainer.state.log_history
     losses = [entry["loss"] for entry in history if "loss" in entry]
     evals = [entry["eval_loss"] for entry in history if "eval_loss" in entry]
@@ -149,6 +151,7 @@ def summary(trainer, phases: list[dict], backend: str, resumed_from: str | None)
         "final_loss": losses[-1] if losses else None,
         "final_eval_loss": evals[-1] if evals else None,
         "phases": phases,
+        "segments": segment.segments(trainer.state.global_step),
     }
 
 
@@ -203,8 +206,9 @@ def prepare_run(job: TrainingJob) -> Run:
     return Run(job, settings, phases, tokenizer, config, validation, eval_collator, folder, inputs, place)
 
 
-def phase_trainer(run: Run, phase: Phase):
-    """The trainer of `phase`, with the model as initialised from the seed (a resumed checkpoint replaces it)."""
+def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None):
+    """The trainer of `phase` in this job's `segment` of the run (default: a run from step 1), with the model as
+    initialised from the seed (a resumed checkpoint replaces it)."""
     job, settings = run.job, run.settings
     set_seed(settings["seed"])
     model = masked_positions_model(run.config)
@@ -221,6 +225,7 @@ def phase_trainer(run: Run, phase: Phase):
         run.validation,
         job.on_device,
         job.gaudi_config,
+        segment,
     )
     blocks = first_batch_blocks(trainer, train)
     print(
@@ -244,27 +249,41 @@ def pretrain(job: TrainingJob, out: str) -> dict:
             raise
 
 
+def segment_line(segment: Segment, max_steps: int, deadline: Deadline) -> str:
+    """What the log says of this job's part of the run when it starts."""
+    earlier = ", ".join(f"{part['first_step']}-{part['last_step']}" for part in segment.earlier)
+    line = f"segment {len(segment.earlier) + 1} of the run: steps {segment.first_step}-{max_steps}"
+    line += f" (earlier segments trained steps {earlier})" if earlier else ""
+    if deadline.end is not None:
+        end = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(deadline.end))
+        line += f"; the job ends at {end}: the run saves and stops {deadline.margin / 60:g} minutes, a step and a"
+        line += " checkpoint save before it"
+    return line
+
+
 def train_phases(run: Run, out: str, request: StopRequest) -> dict:
     """The run's phases, in order, then the model saved into `out` by the first process; StoppedOnRequest once a
     stop `request` has been saved."""
     job = run.job
-    first_resume, records, trainer = None, [], None
+    first_resume = resume_point(job.checkpoints, run.inputs, print)
+    segment = Segment.resuming(first_resume)
+    deadline = Deadline(run.settings["stop_before_deadline"], job_end_time(), segment)
+    print(segment_line(segment, run.settings["max_steps"], deadline), flush=True)
+    records, trainer = [], None
     for phase in run.phases:
-        resume = resume_point(job.checkpoints, run.inputs, print)
-        if phase is run.phases[0]:
-            first_resume = resume
+        resume = first_resume if phase is run.phases[0] else resume_point(job.checkpoints, run.inputs, print)
         done = resume is not None and checkpoint_step(resume) >= phase.stop
         if done and phase is not run.phases[-1]:
             records.append(phase_record(phase, None, None))
             continue
-        trainer, stop = phase_trainer(run, phase), StopOnRequest(request)
+        trainer, stop = phase_trainer(run, phase, segment), StopOnRequest(request, deadline)
         trainer.add_callback(stop)
         result = trainer.train(resume_from_checkpoint=resume)
         trainer.accelerator.wait_for_everyone()  # every rank sees the phase's last checkpoint complete
         if stop.stopped_at is not None:
             raise stopped(stop, str(run.folder))
         records.append(phase_record(phase, trainer, result))
-    metrics = summary(trainer, records, job.backend, first_resume)
+    metrics = summary(trainer, records, job.backend, first_resume, segment)
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
     if trainer.is_world_process_zero():
         with atomic_path(out) as tmp:

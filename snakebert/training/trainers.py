@@ -5,6 +5,7 @@ Each trainer trains in EpochSampler's order (a pure function of the shuffle seed
 run's learning-rate schedule (schedule.py), evaluates with the evaluation's own masking, and logs its progress as
 one line per logging step."""
 
+import time
 from pathlib import Path
 
 from torch.optim.lr_scheduler import LambdaLR
@@ -12,6 +13,7 @@ from transformers import PrinterCallback
 
 from .backends import BACKENDS, GAUDI_CONFIG
 from .blocks import EpochSampler
+from .checkpoints import Segment, rotate, seal
 from .phases import Phase
 from .progress import ProgressLog
 from .schedule import peak_fraction
@@ -25,12 +27,26 @@ class EpochOrder:
 
 
 class PhaseTraining(EpochOrder):
-    """A trainer mixin for one phase of a run (the class attributes `phase`, `settings` and `eval_collator`):
-    the schedule of schedule.py, and evaluation masked as every evaluation is."""
+    """A trainer mixin for one phase of a run (the class attributes `phase`, `settings`, `eval_collator` and
+    `segment`): the schedule of schedule.py, evaluation masked as every evaluation is, and checkpoints that are
+    marked complete once every rank has saved (checkpoints.seal), kept `save_total_limit` at a time."""
 
     phase: Phase
     settings: dict
     eval_collator: object
+    segment: Segment
+
+    def _save_checkpoint(self, model, trial):
+        started = time.monotonic()
+        super()._save_checkpoint(model, trial)
+        self.accelerator.wait_for_everyone()  # every rank's files of this checkpoint are written
+        step = self.state.global_step
+        folder = Path(self.args.output_dir) / f"checkpoint-{step}"
+        if self.is_world_process_zero():
+            seconds = time.monotonic() - started
+            seal(folder, {"step": step, "save_seconds": seconds, "segments": self.segment.segments(step)})
+            rotate(Path(self.args.output_dir), self.settings["save_total_limit"])
+        self.segment.save_seconds = time.monotonic() - started
 
     def get_train_dataloader(self):
         # transformers 4.51 takes the batch size of the checkpoint it resumes, at a phase boundary the previous
@@ -82,7 +98,7 @@ def common_arguments(settings: dict, phase: Phase, output_dir: str) -> dict:
         "logging_first_step": True,
         "save_strategy": "steps",
         "save_steps": settings["save_steps"],
-        "save_total_limit": settings["save_total_limit"],
+        "save_total_limit": None,  # PhaseTraining removes old checkpoints once a newer one is complete
         "eval_strategy": "steps",
         "eval_steps": settings["eval_steps"],
         "seed": settings["seed"],
@@ -113,12 +129,14 @@ def build_trainer(
     validation,
     on_device=True,
     gaudi_config: str | Path = GAUDI_CONFIG,
+    segment: Segment | None = None,
 ):
-    """The trainer of `backend` (BACKENDS) for `phase` of the run, with `collators` (training's, evaluation's).
-    `on_device=False` runs the HPU path's classes on the CPU (for tests)."""
+    """The trainer of `backend` (BACKENDS) for `phase` of the run, with `collators` (training's, evaluation's), in
+    the job's `segment` of the run (default: a run from step 1). `on_device=False` runs the HPU path's classes on
+    the CPU (for tests)."""
     arguments = common_arguments(settings, phase, output_dir)
     base, args, extra = BACKENDS[backend].trainer(arguments, settings, str(gaudi_config), on_device)
-    members = {"phase": phase, "settings": settings, "eval_collator": collators[1]}
+    members = {"phase": phase, "settings": settings, "eval_collator": collators[1], "segment": segment or Segment()}
     trainer_class = type(f"Block{base.__name__}", (PhaseTraining, base), members)
     trainer = trainer_class(
         model=model, args=args, data_collator=collators[0], train_dataset=train, eval_dataset=validation, **extra

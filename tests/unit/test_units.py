@@ -1,7 +1,5 @@
-"""Unit tests of the pieces the workflow tests reach only as a whole: checkpoint selection, the split indices and
-the validation ranges, and the code digest that reruns edited code."""
-
-import json
+"""Unit tests of the pieces the workflow tests reach only as a whole: the launch's world size, the split indices
+and the validation ranges, and the code digest that reruns edited code."""
 
 import pytest
 
@@ -9,49 +7,7 @@ from snakebert.code_digest import code_digest, local_imports
 from snakebert.data.manifest import validation_ranges
 from snakebert.errors import DataError
 from snakebert.training.blocks import split_indices
-from snakebert.training.checkpoints import complete_checkpoints, fingerprint, resume_point, run_directory
 from snakebert.training.pretrain import check_world_size
-
-SETTINGS = {"training": {"learning_rate": 0.001, "max_steps": 100}, "world_size": 1}
-
-
-def checkpoint(folder, step: int, complete: bool = True):
-    path = folder / f"checkpoint-{step}"
-    path.mkdir()
-    if complete:
-        (path / "trainer_state.json").write_text("{}")
-    return path
-
-
-def test_resume_takes_the_newest_complete_checkpoint_by_step_number(tmp_path):
-    own = run_directory(str(tmp_path), SETTINGS)
-    assert own.name == fingerprint(SETTINGS) and json.loads((own / "fingerprint.json").read_text()) == SETTINGS
-    for step in (50, 100, 1000):
-        checkpoint(own, step)
-    checkpoint(own, 1050, complete=False)  # killed while saving: no trainer state yet
-    assert [path.name for path in complete_checkpoints(own)] == ["checkpoint-50", "checkpoint-100", "checkpoint-1000"]
-    said = []
-    assert resume_point(str(tmp_path), SETTINGS, said.append) == str(own / "checkpoint-1000")
-    assert said == [f"resuming from {own / 'checkpoint-1000'} (step 1000)"]
-
-
-def test_checkpoints_of_other_settings_are_never_used_and_the_log_names_what_differs(tmp_path):
-    other = {**SETTINGS, "training": {"learning_rate": 0.002, "max_steps": 100}}
-    checkpoint(run_directory(str(tmp_path), other), 100)
-    said = []
-    assert resume_point(str(tmp_path), SETTINGS, said.append) is None
-    assert said[0].endswith("it was trained with other settings (training.learning_rate)")
-    assert said[-1].startswith("no checkpoint to resume from") and fingerprint(SETTINGS) in said[-1]
-
-
-def test_a_run_that_differs_only_in_world_size_is_refused_not_started_over(tmp_path):
-    earlier = run_directory(str(tmp_path), {**SETTINGS, "world_size": 16})
-    checkpoint(earlier, 400)
-    doubled = {**SETTINGS, "world_size": 32}
-    with pytest.raises(DataError, match=rf"{earlier} holds this run up to step 400 at world size 16.* has 32 ranks"):
-        resume_point(str(tmp_path), doubled, print)
-    checkpoint(run_directory(str(tmp_path), doubled), 100)  # once this world size has its own checkpoints, it resumes
-    assert resume_point(str(tmp_path), doubled, print).endswith("checkpoint-100")
 
 
 def test_a_launch_with_other_ranks_than_planned_is_refused(monkeypatch):

@@ -6,12 +6,14 @@ import re
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from helpers import REPO, TINY_TRAINING, build_tiny_data, snakemake_env
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import STOPPED_EXIT
+from snakebert.training.checkpoints import COMPLETE_FILE
 from snakebert.training.stop_request import StopRequest
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "save_steps": 1000}  # no periodic checkpoint
@@ -23,11 +25,12 @@ def data(tmp_path_factory):
     return build_tiny_data(tmp_path_factory.mktemp("stop-data"))
 
 
-def pretrain_command(data, folder) -> list[str]:
+def pretrain_command(data, folder, **settings) -> list[str]:
     return [
         sys.executable, str(REPO / "scripts/pretrain.py"), "--backend", "cpu", "--world-size", "1",
         "--manifest", str(data.manifest), "--tokenizer", str(data.tokenizer),
-        "--model", json.dumps(TINY_TRAINING["model"]), "--settings", json.dumps(SETTINGS), "--threads", "1",
+        "--model", json.dumps(TINY_TRAINING["model"]), "--settings", json.dumps({**SETTINGS, **settings}),
+        "--threads", "1",
         "--checkpoints", str(folder / "checkpoints"), "--out", str(folder / "model"),
     ]  # fmt: skip
 
@@ -81,3 +84,48 @@ def test_the_handlers_are_the_callers_again_after_the_run():
         signal.raise_signal(signal.SIGUSR1)
         signal.raise_signal(signal.SIGUSR1)  # twice: still a request, nothing else
     assert request.signal == signal.SIGUSR1 and signal.getsignal(signal.SIGINT) == before
+
+
+def test_a_checkpoint_whose_save_was_killed_is_named_skipped_and_the_run_resumes_from_the_one_before(
+    data, unbroken, tmp_path
+):
+    harness = [sys.executable, str(REPO / "tests/kill_in_save.py"), "40"]
+    killed = subprocess.run(
+        harness + pretrain_command(data, tmp_path, save_steps=20)[2:],
+        env=snakemake_env(), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    run = next((tmp_path / "checkpoints").glob("*/"))
+    assert sorted(path.name for path in run.glob("checkpoint-*")) == ["checkpoint-20", "checkpoint-40"]
+    assert (run / "checkpoint-40/model.safetensors").exists() and not (run / "checkpoint-40" / COMPLETE_FILE).exists()
+
+    resumed = subprocess.run(
+        pretrain_command(data, tmp_path, save_steps=20), env=snakemake_env(), capture_output=True, text=True
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    said = resumed.stdout + resumed.stderr
+    assert f"not resuming from {run / 'checkpoint-40'}: its save did not finish (it has no {COMPLETE_FILE})" in said
+    assert f"resuming from {run / 'checkpoint-20'} (step 20)" in said
+    assert (tmp_path / "model/model.safetensors").read_bytes() == unbroken
+    assert sorted(path.name for path in run.glob("checkpoint-*")) == ["checkpoint-40", "checkpoint-60"]
+    assert all(json.loads((run / name / COMPLETE_FILE).read_text())["step"] == int(name[11:]) for name in
+               ("checkpoint-40", "checkpoint-60"))  # fmt: skip
+
+
+def test_at_the_deadline_of_a_slurm_job_the_run_saves_and_stops_before_the_end_without_a_signal(data, tmp_path):
+    # a run far longer than the job: 100,000 steps, no periodic checkpoint, 2 s of margin before an end 40 s away
+    settings = {"max_steps": 100_000, "save_steps": 100_000, "stop_before_deadline": "2s"}
+    end = int(time.time()) + 40
+    stopped = subprocess.run(
+        pretrain_command(data, tmp_path, **settings),
+        env={**snakemake_env(), "SLURM_JOB_END_TIME": str(end)}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert stopped.returncode == STOPPED_EXIT, stopped.stderr
+    said = stopped.stdout + stopped.stderr
+    assert "segment 1 of the run: steps 1-100000; the job ends at" in said
+    found = re.search(r"stopped on request \(the job's deadline\) at step (\d+): checkpoint saved", said)
+    assert found, said
+    saved = next((tmp_path / "checkpoints").glob(f"*/checkpoint-{found.group(1)}"))
+    assert (saved / COMPLETE_FILE).stat().st_mtime < end  # saved in time: the margin is left for the exit
+    record = json.loads((saved / COMPLETE_FILE).read_text())
+    assert record["save_seconds"] > 0 and record["segments"] == [{"first_step": 1, "last_step": int(found.group(1))}]

@@ -13,6 +13,7 @@ import pytest
 from helpers import REPO, planned_jobs, snakemake, snakemake_env, training_config
 from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
+from snakebert.training.checkpoints import COMPLETE_FILE
 from snakebert.training.evaluate import evaluate
 
 
@@ -62,9 +63,9 @@ def test_training_settings_rerun_no_data_rule(trained):
 
 
 def wait_for_checkpoint(workdir, process):
-    """Block until the first complete checkpoint exists (or the run ends); return its path."""
+    """Block until the first checkpoint marked complete exists (or the run ends); return its path."""
     while process.poll() is None:
-        found = sorted(workdir.glob("checkpoints/pretrain/*/checkpoint-*/trainer_state.json"))
+        found = sorted(workdir.glob(f"checkpoints/pretrain/*/checkpoint-*/{COMPLETE_FILE}"))
         if found:
             return found[0].parent
         time.sleep(0.05)
