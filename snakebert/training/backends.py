@@ -71,16 +71,16 @@ def gaudi_spawn(devices: int, nodes: int | None, script: Callable[[str], str]) -
 
 
 def torchrun(devices: int, nodes: int | None, script: Callable[[str], str], gpus: bool = False) -> str:
-    """Without a node count (a local run): torchrun on this machine, or plain python for one rank. With one (a SLURM
-    job): srun starts torch_spawn once per node, which starts torchrun with a rendezvous on the first node; `gpus`
-    gives each node's step its GPUs (a SLURM step gets none unless it asks)."""
+    """Without a node count (a local run): torch_spawn's torchrun on this machine, or plain python for one rank. With
+    one (a SLURM job): srun starts torch_spawn once per node, which runs torchrun with a rendezvous on the first
+    node; `gpus` gives each node's step its GPUs (a SLURM step gets none unless it asks)."""
     if nodes:
         step_gpus = f"--gpus-per-node {devices} " if gpus else ""
         return (
             f"srun --overlap --nodes {nodes} --ntasks {nodes} --ntasks-per-node 1 {step_gpus}--kill-on-bad-exit=1 "
             f"python {script('torch_spawn.py')} --nodes {nodes} --nproc_per_node {devices}"
         )
-    return f"torchrun --standalone --nproc_per_node {devices}" if devices > 1 else "python"
+    return f"python {script('torch_spawn.py')} --nproc_per_node {devices}" if devices > 1 else "python"
 
 
 BACKENDS = {  # in the order `auto` tries them

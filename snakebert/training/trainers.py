@@ -5,11 +5,12 @@ Each trainer trains in EpochSampler's order (a pure function of the shuffle seed
 run's learning-rate schedule (schedule.py), evaluates with the evaluation's own masking, and logs its progress as
 one line per logging step."""
 
+import math
 import time
 from pathlib import Path
 
 from torch.optim.lr_scheduler import LambdaLR
-from transformers import PrinterCallback
+from transformers import PrinterCallback, TrainerCallback
 
 from .backends import BACKENDS, GAUDI_CONFIG
 from .blocks import EpochSampler
@@ -23,7 +24,21 @@ class EpochOrder:
     """A trainer mixin: the training order comes from EpochSampler, not from the trainer's random sampler."""
 
     def _get_train_sampler(self, *args, **kwargs):  # the signature differs between transformers 4.51 and 5
-        return EpochSampler(len(self.train_dataset), self.args.data_seed)
+        self.epoch_sampler = EpochSampler(len(self.train_dataset), self.args.data_seed)
+        return self.epoch_sampler
+
+
+class SamplerEpoch(TrainerCallback):
+    """Sets the trainer's EpochSampler to the epoch that begins, the whole part of the trainer's progress in
+    epochs (`state.epoch`, resumed with the checkpoint). The trainer's own set_epoch does not reach it on every path:
+    on 2 or more ranks, transformers 5 resumes mid-epoch through a SkipBatchSampler around accelerate's
+    BatchSamplerShard, and set_epoch stops there, so the resumed epoch was read in epoch 0's order."""
+
+    def __init__(self, trainer) -> None:
+        self.trainer = trainer
+
+    def on_epoch_begin(self, args, state, control, **kwargs):
+        self.trainer.epoch_sampler.set_epoch(math.floor(state.epoch or 0))
 
 
 class PhaseTraining(EpochOrder):
@@ -142,5 +157,6 @@ def build_trainer(
         model=model, args=args, data_collator=collators[0], train_dataset=train, eval_dataset=validation, **extra
     )
     trainer.remove_callback(PrinterCallback)
+    trainer.add_callback(SamplerEpoch(trainer))
     trainer.add_callback(ProgressLog(global_batch_size(trainer.args), settings["max_steps"]))
     return trainer

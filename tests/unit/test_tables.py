@@ -80,7 +80,7 @@ def test_each_backend_launches_one_rank_per_device():
     )
     assert launch["hpu"](device_count("hpu", NO_DEVICES), None, script).endswith("--world_size 1 --use_mpi")
     assert launch["cuda"](device_count("cuda", {"hpu": 0, "gpu": 4}), None, script) == (
-        "torchrun --standalone --nproc_per_node 4"
+        "python scripts/torch_spawn.py --nproc_per_node 4"
     )
     assert launch["cuda"](1, None, script) == launch["cpu"](device_count("cpu", NO_DEVICES), None, script) == "python"
 

@@ -29,7 +29,9 @@ def test_hpus_launch_gaudi_spawn_over_mpi_and_resources_cap_the_world_size(workd
 def test_gpus_launch_torchrun(workdir):
     config = training_config(workdir)
     command = pretrain_command(workdir, "--set-resources", "pretrain:gpu=4", config=config)
-    assert re.search(r"torchrun --standalone --nproc_per_node 4 \S*scripts/pretrain.py --backend cuda ", command)
+    assert re.search(
+        r"python \S*scripts/torch_spawn.py --nproc_per_node 4 \S*scripts/pretrain.py --backend cuda ", command
+    )
     command = pretrain_command(workdir, "--set-resources", "pretrain:gpu=1", config=config)
     assert re.search(r"Shell command: python \S*scripts/pretrain.py --backend cuda ", command)
 

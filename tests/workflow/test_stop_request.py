@@ -89,7 +89,7 @@ def test_the_handlers_are_the_callers_again_after_the_run():
 def test_a_checkpoint_whose_save_was_killed_is_named_skipped_and_the_run_resumes_from_the_one_before(
     data, unbroken, tmp_path
 ):
-    harness = [sys.executable, str(REPO / "tests/kill_in_save.py"), "40"]
+    harness = [sys.executable, str(REPO / "tests/interrupt.py"), "kill-in-save", "40"]
     killed = subprocess.run(
         harness + pretrain_command(data, tmp_path, save_steps=20)[2:],
         env=snakemake_env(), capture_output=True, text=True, timeout=300,

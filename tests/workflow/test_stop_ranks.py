@@ -1,0 +1,112 @@
+"""A stop on 2 CPU ranks through torchrun (gloo), as the workflow launches them (scripts/torch_spawn.py): whichever
+process gets the signal (one rank, the torchrun agent, the whole process group, twice, or during an evaluation),
+every rank saves the same step, nothing hangs, and a rerun resumes to the weights of a run never stopped."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import REPO, TINY_TRAINING, build_tiny_data, snakemake_env
+
+from snakebert.config_defaults import schema_defaults
+from snakebert.training.checkpoints import COMPLETE_FILE
+
+SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "save_steps": 1000}  # no periodic checkpoint
+TIMEOUT = 180  # seconds a case may take: a hang fails it, it does not stall the suite
+STOP_LINE = r"stopped on request \(SIGTERM\) at step (\d+): checkpoint saved"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    return build_tiny_data(tmp_path_factory.mktemp("ranks-data"))
+
+
+def torchrun(data, folder, harness: tuple[str, ...] = ()) -> list[str]:
+    script = [str(REPO / "tests/interrupt.py"), *harness] if harness else [str(REPO / "scripts/pretrain.py")]
+    return [
+        sys.executable, str(REPO / "scripts/torch_spawn.py"), "--nproc_per_node", "2", *script,
+        "--backend", "cpu", "--world-size", "2", "--manifest", str(data.manifest), "--tokenizer", str(data.tokenizer),
+        "--model", json.dumps(TINY_TRAINING["model"]), "--settings", json.dumps(SETTINGS), "--threads", "1",
+        "--checkpoints", str(folder / "checkpoints"), "--out", str(folder / "model"),
+    ]  # fmt: skip
+
+
+def worker(agent: int, rank: int) -> int:
+    """The PID of the torchrun agent's worker of `rank`."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            environment = (stat.parent / "environ").read_bytes().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        if parent == agent and f"RANK={rank}".encode() in environment:
+            return int(stat.parent.name)
+    raise AssertionError(f"no worker of rank {rank} under torchrun {agent}")
+
+
+def send(process: subprocess.Popen, to: str) -> None:
+    if to == "rank 1":
+        os.kill(worker(process.pid, 1), signal.SIGTERM)
+    elif to == "the agent":
+        process.send_signal(signal.SIGTERM)
+    else:  # the process group (the agent and both ranks), once or twice
+        for _ in range(2 if to == "the group twice" else 1):
+            os.killpg(process.pid, signal.SIGTERM)
+
+
+def stopped_run(data, folder, to: str) -> tuple[int, str]:
+    """A torchrun of 2 ranks stopped by a SIGTERM `to` a process, once both ranks have printed their first batch
+    (for "an evaluation": sent by rank 1 to the group as its first evaluation starts); its exit and output."""
+    harness = ("term-in-evaluation", "1") if to == "an evaluation" else ()
+    process = subprocess.Popen(
+        torchrun(data, folder, harness), env=snakemake_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    lines, ready = [], set()
+    try:
+        for line in process.stdout:
+            lines.append(line)
+            ready |= set(re.findall(r"rank (\d) of 2: the first batch", line))
+            if ready == {"0", "1"} and not harness:
+                send(process, to)
+                break
+        lines += process.stdout.readlines()
+        return process.wait(timeout=TIMEOUT), "".join(lines)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def unbroken(data, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("unbroken-ranks")
+    subprocess.run(torchrun(data, folder), env=snakemake_env(), check=True, capture_output=True, timeout=TIMEOUT)
+    return (folder / "model/model.safetensors").read_bytes()
+
+
+@pytest.mark.parametrize("to", ["rank 1", "the agent", "the group", "the group twice", "an evaluation"])
+def test_a_sigterm_to_any_process_stops_every_rank_at_one_saved_step_and_the_rerun_ends_bit_identical(
+    data, unbroken, tmp_path, to
+):
+    status, output = stopped_run(data, tmp_path, to)
+    steps = {int(step) for step in re.findall(STOP_LINE, output)}
+    assert len(re.findall(STOP_LINE, output)) == 2 and len(steps) == 1, output  # both ranks, one step
+    assert status != 0 and "Traceback" not in output, output
+    [step] = steps
+    assert 1 <= step < SETTINGS["max_steps"]
+    [saved] = (tmp_path / "checkpoints").glob("*/checkpoint-*")
+    assert saved.name == f"checkpoint-{step}" and (saved / COMPLETE_FILE).exists()
+    assert {path.name for path in saved.glob("rng_state_*.pth")} == {"rng_state_0.pth", "rng_state_1.pth"}
+    if to == "an evaluation":
+        assert step == SETTINGS["eval_steps"] + 1  # the step after the evaluation it came in
+
+    resumed = subprocess.run(
+        torchrun(data, tmp_path), env=snakemake_env(), capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert (tmp_path / "model/model.safetensors").read_bytes() == unbroken
