@@ -14,6 +14,7 @@ import pytest
 from helpers import REPO, TINY_TRAINING, build_tiny_data, snakemake_env
 
 from snakebert.config_defaults import schema_defaults
+from snakebert.errors import STOPPED_EXIT
 from snakebert.training.checkpoints import COMPLETE_FILE
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "save_steps": 1000}  # no periodic checkpoint
@@ -96,7 +97,8 @@ def test_a_sigterm_to_any_process_stops_every_rank_at_one_saved_step_and_the_rer
     status, output = stopped_run(data, tmp_path, to)
     steps = {int(step) for step in re.findall(STOP_LINE, output)}
     assert len(re.findall(STOP_LINE, output)) == 2 and len(steps) == 1, output  # both ranks, one step
-    assert status != 0 and "Traceback" not in output, output
+    assert status == STOPPED_EXIT and "Traceback" not in output, output
+    assert "the ranks stopped on request: their lines above name the checkpoint" in output
     [step] = steps
     assert 1 <= step < SETTINGS["max_steps"]
     [saved] = (tmp_path / "checkpoints").glob("*/checkpoint-*")
