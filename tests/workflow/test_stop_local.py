@@ -1,0 +1,79 @@
+"""A local `snakemake` stopped during pretrain. A SIGTERM to its process group (as Ctrl-C sends SIGINT to it) reaches
+the training job, which saves the step it is at and stops; snakemake fails the job, removes its lock, and a plain
+rerun resumes to the weights of a run never stopped. A SIGTERM to snakemake alone lets the running job finish."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import REPO, snakemake, snakemake_env, training_config
+
+from snakebert.training.checkpoints import COMPLETE_FILE
+
+SETTINGS = {"max_steps": 1000, "save_steps": 100_000, "logging_steps": 100, "eval_steps": 100_000}
+STARTED = "the first batch of epoch 0 reads train blocks"
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    """A working directory with the data set built, and the model an unbroken run trains from it."""
+    workdir = tmp_path_factory.mktemp("local-stop")
+    snakemake(workdir, "results/dataset/manifest.json", config=training_config(workdir, pretrain=SETTINGS))
+    straight = tmp_path_factory.mktemp("local-straight") / "run"
+    shutil.copytree(workdir, straight)
+    snakemake(straight, "results/model", "--configfile", str(straight / "test-config.yaml"))
+    return workdir, (straight / "results/model/model.safetensors").read_bytes()
+
+
+def signalled_snakemake(workdir, to_group: bool) -> int:
+    """`snakemake results/model` sent SIGTERM (to its process group or to it alone) once pretraining has started."""
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
+    command += ["--configfile", str(workdir / "test-config.yaml")]
+    process = subprocess.Popen(
+        command, cwd=workdir, env=snakemake_env(), start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    log = workdir / "logs/pretrain.log"
+    while STARTED not in (log.read_text() if log.exists() else ""):
+        assert process.poll() is None, "snakemake ended before pretraining started"
+        time.sleep(0.1)  # waits for a line in the log; no outcome depends on the time
+    if to_group:
+        os.killpg(process.pid, signal.SIGTERM)
+    else:
+        process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout=300)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_a_sigterm_to_the_process_group_saves_the_step_and_a_plain_rerun_resumes_bit_identical(prepared, tmp_path):
+    workdir = tmp_path / "run"
+    shutil.copytree(prepared[0], workdir)
+    assert signalled_snakemake(workdir, to_group=True) == 1
+    log = (workdir / "logs/pretrain.log").read_text()
+    found = re.search(r"stopped on request \(SIGTERM\) at step (\d+): checkpoint saved in (\S+)/checkpoint-\1;", log)
+    assert found, log
+    step = int(found.group(1))
+    assert step < SETTINGS["max_steps"] and (workdir / found.group(2) / f"checkpoint-{step}" / COMPLETE_FILE).exists()
+    assert not (workdir / "results/model").exists()
+
+    snakemake(workdir, "results/model", "--configfile", str(workdir / "test-config.yaml"))  # no --unlock
+    assert (
+        f"resuming from {found.group(2)}/checkpoint-{step} (step {step})" in (workdir / "logs/pretrain.log").read_text()
+    )
+    assert (workdir / "results/model/model.safetensors").read_bytes() == prepared[1]
+
+
+def test_a_sigterm_to_snakemake_alone_lets_the_running_job_finish(prepared, tmp_path):
+    workdir = tmp_path / "run"
+    shutil.copytree(prepared[0], workdir)
+    assert signalled_snakemake(workdir, to_group=False) == 1  # "Will exit after finishing currently running jobs"
+    assert "stopped on request" not in (workdir / "logs/pretrain.log").read_text()
+    assert (workdir / "results/model/model.safetensors").read_bytes() == prepared[1]
