@@ -52,6 +52,11 @@ def calibration_rows(calibration: dict | None, training: dict) -> list[tuple[str
     return found
 
 
+def segment_steps(segments: list[dict]) -> str:
+    """How many jobs a run took (stops on a signal or at a deadline, then resumes), and the steps each trained."""
+    return f"{len(segments)}: " + ", ".join(f"{part['first_step']:,}-{part['last_step']:,}" for part in segments)
+
+
 def rows(manifest: dict, training: dict, evaluation: dict, calibration: dict | None) -> dict[str, list]:
     totals, split = manifest["totals"], manifest["split"]
     sources = sorted({shard["source"] for shard in manifest["shards"]})
@@ -78,6 +83,7 @@ def rows(manifest: dict, training: dict, evaluation: dict, calibration: dict | N
             ),
             ("training loss, first / last logged", f"{training['initial_loss']:.3f} / {training['final_loss']:.3f}"),
             ("resumed from", training["resumed_from"] or "-"),
+            ("jobs (segments): steps of each", segment_steps(training["segments"])),
             *calibration_rows(calibration, training),
         ],
         "Evaluation (held-out blocks)": [

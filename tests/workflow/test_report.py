@@ -31,6 +31,7 @@ def test_summary_states_the_run_figures(trained):
     assert f"{training['train_samples_per_second']:,.1f} samples/s" in summary
     assert f"{evaluation['mlm_loss']:.3f}, {evaluation['perplexity']:,.1f}" in summary
     assert f"{evaluation['masked_tokens']:,} ({evaluation['predictions_per_block']} per block)" in summary
+    assert f"<td>jobs (segments): steps of each</td><td>1: 1-{training['steps']}</td>" in summary
     assert f"<td>{manifest['totals']['docs']} / {manifest['totals']['docs_read']}</td>" in summary
 
 

@@ -1,0 +1,85 @@
+"""Long runs on the real SLURM test cluster (tests/slurm/cluster.sh): a pretrain job stopped by `scancel
+--signal=TERM`, or by its time limit, saves a checkpoint and fails (exit 75); the profile's retries submit pretrain
+again, and the run resumes to the weights of one run never stopped."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+
+import yaml
+from helpers import REPO, snakemake, snakemake_env, training_config
+from test_slurm import QUICK_STATUS, cluster, fitted_profile, run, slurm_jobs  # noqa: F401 (cluster: a fixture)
+
+STARTED = "the first batch of epoch 0 reads train blocks"
+
+
+def prepared(workdir, pretrain: dict) -> tuple[dict, bytes]:
+    """The data set built in `workdir` for a pretrain of these settings, and the weights a local run trains."""
+    config = training_config(workdir, pretrain={"backend": "cpu", "eval_steps": 100_000, **pretrain})
+    snakemake(workdir, "results/dataset/manifest.json", config=config)
+    local = workdir.parent / "local"
+    shutil.copytree(workdir, local)
+    snakemake(local, "results/model", "--configfile", str(local / "test-config.yaml"))
+    return config, (local / "results/model/model.safetensors").read_bytes()
+
+
+def profile_with(folder, cluster, **pretrain) -> str:  # noqa: F811 (cluster: the fixture's value)
+    """profiles/slurm-gpu fitted to the test cluster, with these pretrain resources."""
+    path = fitted_profile("slurm-gpu", folder, cluster) / "config.yaml"
+    profile = yaml.safe_load(path.read_text())
+    profile["set-resources"]["pretrain"].update(pretrain)
+    path.write_text(yaml.safe_dump(profile, sort_keys=False))
+    return str(path.parent)
+
+
+def pretrain_attempts(run_id: str, since: datetime) -> list[dict]:
+    return [job for job in slurm_jobs(run_id, since) if job["rule"] == "pretrain"]
+
+
+def test_scancel_signal_term_saves_and_the_retry_resumes_to_the_unbroken_weights(workdir, tmp_path, cluster):  # noqa: F811
+    config, unbroken = prepared(workdir, {"max_steps": 3000, "save_steps": 100_000, "logging_steps": 500})
+    since = datetime.now() - timedelta(minutes=1)
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
+    command += ["--configfile", str(workdir / "test-config.yaml"), "--workflow-profile"]
+    command += [profile_with(tmp_path / "profiles", cluster), *QUICK_STATUS]
+    process = subprocess.Popen(command, cwd=workdir, env=snakemake_env(), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    log = workdir / "logs/pretrain.log"
+    try:
+        while STARTED not in (log.read_text() if log.exists() else ""):
+            assert process.poll() is None, process.stdout.read()
+            time.sleep(0.2)  # waits for a line in the log; no outcome depends on the time
+        [job] = [line.split()[0] for line in run("squeue", "--noheader", "--format=%i %k").stdout.splitlines()
+                 if line.split()[1:] == ["rule_pretrain"]]  # fmt: skip
+        assert run("scancel", "--signal=TERM", job).returncode == 0
+        output, _ = process.communicate(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, output
+    run_id = re.search(r"SLURM run ID: (\S+)", output).group(1)
+    assert [attempt["State"] for attempt in pretrain_attempts(run_id, since)] == ["FAILED", "COMPLETED"]
+    metrics = json.loads((workdir / "results/model/training_metrics.json").read_text())
+    [first, second] = metrics["segments"]
+    assert first["first_step"] == 1 and second == {"first_step": first["last_step"] + 1, "last_step": 3000}
+    assert f"segment 2 of the run: steps {second['first_step']}-3000" in log.read_text()
+    assert (workdir / "results/model/model.safetensors").read_bytes() == unbroken
+
+
+def test_a_run_longer_than_its_time_limit_goes_through_segments_to_the_unbroken_weights(workdir, tmp_path, cluster):  # noqa: F811
+    settings = {"max_steps": 12_000, "save_steps": 100_000, "logging_steps": 1000, "stop_before_deadline": "30s"}
+    config, unbroken = prepared(workdir, settings)
+    since = datetime.now() - timedelta(minutes=1)
+    profile = profile_with(tmp_path / "profiles", cluster, runtime=2, slurm_extra="'--signal=TERM@60'")
+    done = snakemake(workdir, "results/model", "--workflow-profile", profile, *QUICK_STATUS, config=config)
+    run_id = re.search(r"SLURM run ID: (\S+)", done.stdout + done.stderr).group(1)
+    states = [attempt["State"] for attempt in pretrain_attempts(run_id, since)]
+    assert len(states) >= 2 and states[-1] == "COMPLETED" and set(states[:-1]) == {"FAILED"}, states
+    segments = json.loads((workdir / "results/model/training_metrics.json").read_text())["segments"]
+    assert len(segments) == len(states) and segments[-1]["last_step"] == 12_000
+    assert all(later["first_step"] == earlier["last_step"] + 1 for earlier, later in zip(segments, segments[1:]))
+    assert (workdir / "results/model/model.safetensors").read_bytes() == unbroken
