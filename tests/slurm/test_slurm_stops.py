@@ -81,5 +81,7 @@ def test_a_run_longer_than_its_time_limit_goes_through_segments_to_the_unbroken_
     assert len(states) >= 2 and states[-1] == "COMPLETED" and set(states[:-1]) == {"FAILED"}, states
     segments = json.loads((workdir / "results/model/training_metrics.json").read_text())["segments"]
     assert len(segments) == len(states) and segments[-1]["last_step"] == 12_000
-    assert all(later["first_step"] == earlier["last_step"] + 1 for earlier, later in zip(segments, segments[1:]))
+    assert all(
+        later["first_step"] == earlier["last_step"] + 1 for earlier, later in zip(segments, segments[1:], strict=False)
+    )
     assert (workdir / "results/model/model.safetensors").read_bytes() == unbroken
