@@ -10,6 +10,7 @@ import math
 import os
 import shlex
 import shutil
+import signal
 import sys
 from types import SimpleNamespace
 
@@ -19,15 +20,23 @@ from helpers import load_script
 from optimum.habana import GaudiConfig, GaudiTrainer, GaudiTrainingArguments
 from optimum.habana.distributed import DistributedRunner
 from shape_log import changed_ops, training_step_shapes
-from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, PrinterCallback, pipeline
+from transformers import (
+    AutoModelForMaskedLM,
+    AutoTokenizer,
+    BertForMaskedLM,
+    PrinterCallback,
+    TrainerCallback,
+    pipeline,
+)
 
 import snakebert.training.calibration as calibration
 import snakebert.training.pretrain as pretrain_script
 import snakebert.training.trainers as trainers
 from snakebert.config_defaults import schema_defaults
-from snakebert.errors import DataError
+from snakebert.errors import DataError, StoppedOnRequest
 from snakebert.training.backends import GAUDI_CONFIG
 from snakebert.training.blocks import EpochSampler
+from snakebert.training.checkpoints import COMPLETE_FILE
 from snakebert.training.job import TrainingJob
 from snakebert.training.phases import plan_phases
 from snakebert.training.progress import ProgressLog
@@ -165,6 +174,37 @@ def test_rerun_resumes_from_the_newest_complete_checkpoint(trained, tiny_data, t
     metrics = run_pretrain(tiny_data, tmp_path)
     assert metrics["resumed_from"] == str(run / "checkpoint-2")
     assert metrics["steps"] == PRETRAIN["max_steps"]
+
+
+class SignalAfterFirstStep(TrainerCallback):
+    """Sends this process SIGUSR1 at the end of step 1, before that step's stop agreement (added before it)."""
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if state.global_step == 1:
+            signal.raise_signal(signal.SIGUSR1)
+
+
+def test_a_signal_stops_gaudi_trainer_at_a_complete_checkpoint_and_the_rerun_ends_bit_identical(
+    trained, tiny_data, tmp_path, monkeypatch
+):
+    def build_trainer(*args, **kwargs):
+        trainer = trainers.build_trainer(*args, **kwargs)
+        trainer.add_callback(SignalAfterFirstStep())
+        return trainer
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    with monkeypatch.context() as patch:
+        patch.setattr(pretrain_script, "build_trainer", build_trainer)
+        with pytest.raises(StoppedOnRequest, match=r"stopped on request \(SIGUSR1\) at step 1: checkpoint saved"):
+            run_pretrain(tiny_data, tmp_path)
+    [saved] = (tmp_path / "checkpoints").glob("*/checkpoint-*")
+    assert saved.name == "checkpoint-1" and (saved / COMPLETE_FILE).exists()
+    metrics = run_pretrain(tiny_data, tmp_path)
+    assert metrics["resumed_from"].endswith("checkpoint-1")
+    assert metrics["segments"] == [{"first_step": 1, "last_step": 1}, {"first_step": 2, "last_step": 4}]
+    weights = [(folder / "model/model.safetensors").read_bytes() for folder in (trained.folder, tmp_path)]
+    assert weights[0] == weights[1]
 
 
 def test_on_device_arguments_are_fields_of_gaudi_training_arguments(monkeypatch, tmp_path):
