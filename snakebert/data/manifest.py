@@ -20,6 +20,7 @@ import pyarrow as pa
 from ..atomic import write_json
 from ..errors import DataError
 from ..json_files import read_fields, read_json
+from .special_tokens import SPECIAL_ROLES
 
 FORMAT_VERSION = 3
 PACKING = {  # how pack_shard made the blocks
@@ -27,7 +28,6 @@ PACKING = {  # how pack_shard made the blocks
     "order": "corpus",  # concatenated in corpus order within each shard; blocks never span two shards
     "remainder": "dropped",  # each shard's last partial block is dropped (its `dropped_tokens`)
 }
-SPECIAL_ROLES = ("pad_token", "unk_token", "cls_token", "sep_token", "mask_token")
 LIBRARIES = ("tokenizers", "transformers", "datasets", "pyarrow")
 CLEANING_COUNTS = ("docs_read", "docs_null_or_empty", "docs_too_short", "chars_read", "chars")
 COUNTS = ("docs", "tokens", "blocks", "dropped_tokens", "duplicates", *CLEANING_COUNTS)

@@ -15,8 +15,8 @@ from ..json_files import read_fields
 from ..pretrained import load_named
 from .corpus import sample_texts, shard_texts
 from .dedup import duplicate_rows, shard_key
+from .special_tokens import SPECIAL_ROLES
 
-SPECIAL_ROLES = ("pad_token", "unk_token", "cls_token", "sep_token", "mask_token")
 BERT_SPECIALS = {
     "pad_token": "[PAD]",
     "unk_token": "[UNK]",
