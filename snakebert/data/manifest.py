@@ -38,10 +38,14 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def validation_ranges(blocks: list[int], fraction: float, seed: int) -> list[dict]:
-    """Per shard, one contiguous run of round(blocks * fraction) blocks at a seeded offset (few shared documents)."""
+    """Per shard, one contiguous run of round(blocks * fraction) blocks at a seeded offset (few shared documents).
+    Where that rounds to none in every shard, one block of the largest shard, if the data set has two or more: a
+    small corpus still gets a split whenever one is possible."""
+    sizes = [int(round(count * fraction)) for count in blocks]
+    if not any(sizes) and sum(blocks) >= 2:
+        sizes[blocks.index(max(blocks))] = 1
     ranges = []
-    for index, count in enumerate(blocks):
-        size = int(round(count * fraction))
+    for index, (count, size) in enumerate(zip(blocks, sizes, strict=True)):
         if size:
             start = int(np.random.default_rng([seed, index]).integers(0, count - size + 1))
             ranges.append({"shard": index, "start": start, "stop": start + size})
@@ -163,9 +167,8 @@ def build_manifest(
         raise DataError(f"no shard holds a whole block of data.block_size ({data['block_size']}) tokens")
     if validation_blocks == 0:
         raise DataError(
-            f"config data.validation_fraction ({data['validation_fraction']}) gives no validation blocks: "
-            f"round(blocks x fraction) is 0 in every shard (the largest has {largest} blocks); training evaluates "
-            f"on them, so raise it to at least {1 / largest:.3g}"
+            f"the data set has {largest} block of data.block_size ({data['block_size']}) tokens: training needs one "
+            "and evaluation another; add text or lower data.block_size"
         )
     tokens = [entry["tokens"] for entry in entries]
     manifest = {

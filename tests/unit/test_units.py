@@ -41,7 +41,10 @@ def test_validation_ranges_are_seeded_contiguous_and_inside_their_shard():
     assert all(run["start"] >= 0 and run["stop"] <= count for run, count in zip(ranges, [100, 7, 1000], strict=True))
     assert validation_ranges([100, 7, 1000], 0.1, seed=34) == ranges
     assert validation_ranges([100, 7, 1000], 0.1, seed=35) != ranges
-    assert validation_ranges([3], 0.1, seed=34) == []  # round(0.3) = 0: the manifest job refuses an empty split
+    # round(0.3) = 0 in every shard: one block of the largest shard, whenever there are two blocks or more
+    assert validation_ranges([3], 0.1, seed=34) == [{"shard": 0, "start": 0, "stop": 1}]
+    assert [run["shard"] for run in validation_ranges([2, 4, 4], 0.01, seed=34)] == [1]
+    assert validation_ranges([1], 0.5, seed=34) == validation_ranges([1, 0], 0.1, seed=34) == []
 
 
 def test_code_digest_follows_imports_transitively_and_changes_only_for_importers(tmp_path):

@@ -457,13 +457,20 @@ def test_validation_fraction_zero_is_refused_when_the_workflow_is_read(workdir):
     assert not (workdir / "results").exists()
 
 
-def test_validation_fraction_that_rounds_to_no_block_fails_the_manifest_job_naming_the_key(workdir):
+def test_a_validation_fraction_that_rounds_to_no_block_still_holds_out_one(workdir):
     config = notes_config(workdir, data={"validation_fraction": 0.001})
+    snakemake(workdir, "results/dataset/manifest.json", config=config)
+    manifest = json.loads((workdir / "results/dataset/manifest.json").read_text())
+    assert manifest["split"]["validation_blocks"] == 1 and manifest["split"]["train_blocks"] >= 1
+
+
+def test_a_data_set_of_one_block_fails_the_manifest_job_saying_why(workdir):
+    config = notes_config(workdir, data={"block_size": 128})  # 187 tokens
     done = snakemake(workdir, "results/dataset/manifest.json", config=config, check=False)
     assert_workflow_refused(done, workdir)
     log = (workdir / "logs/build_manifest.log").read_text()
-    assert "config data.validation_fraction (0.001) gives no validation blocks" in log, log
-    assert "raise it to at least" in log and "Traceback" not in log
+    assert "the data set has 1 block of data.block_size (128) tokens: training needs one and evaluation" in log, log
+    assert "Traceback" not in log
 
 
 def test_pretrain_refuses_a_changed_block_file_before_its_first_step(workdir):
