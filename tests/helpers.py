@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -34,6 +35,25 @@ def write_jsonl(path: Path, records) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
     return path
+
+
+def wait_all(processes: list[subprocess.Popen], timeout: float) -> list[int]:
+    """Wait for every process (the ranks or nodes of one run); once one has failed, or after `timeout` seconds, kill
+    the rest: a dead rank fails a multi-rank test in seconds, its peers do not wait out their rendezvous."""
+    deadline = time.monotonic() + timeout
+    while any(process.poll() is None for process in processes):
+        failed = any(process.returncode not in (None, 0) for process in processes)
+        if failed or time.monotonic() > deadline:
+            for process in processes:
+                if process.poll() is None:
+                    process.kill()
+            break
+        waiting = next(process for process in processes if process.poll() is None)
+        try:
+            waiting.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            continue
+    return [process.wait() for process in processes]
 
 
 def snakemake_env() -> dict:

@@ -1,7 +1,12 @@
 """Unit tests of the pieces the workflow tests reach only as a whole: the launch's world size, the split indices
 and the validation ranges, and the code digest that reruns edited code."""
 
+import signal
+import subprocess
+import sys
+
 import pytest
+from helpers import wait_all
 
 from snakebert.code_digest import code_digest, local_imports
 from snakebert.data.manifest import validation_ranges
@@ -66,3 +71,9 @@ def test_code_digest_follows_imports_transitively_and_changes_only_for_importers
     assert after["job_b.py"] == before["job_b.py"]
     (package / "sub" / "__init__.py").write_text("# a package's __init__ runs on import\n")
     assert code_digest(tmp_path / "job_b.py", tmp_path) != after["job_b.py"]
+
+
+def test_a_failed_process_ends_the_wait_for_its_peers_at_once():
+    codes = ("raise SystemExit(3)", "input()")
+    peers = [subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE) for code in codes]
+    assert wait_all(peers, timeout=120) == [3, -signal.SIGKILL]  # the second would wait for input for ever

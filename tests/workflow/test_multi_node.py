@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import PHASE_BLOCK_SIZE, REPO, TINY_TRAINING, build_tiny_data, snakemake_env
+from helpers import PHASE_BLOCK_SIZE, REPO, TINY_TRAINING, build_tiny_data, snakemake_env, wait_all
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
@@ -43,8 +43,7 @@ def run_on_two_nodes(folder, script: str, data, settings: dict, *arguments: str)
             log = files.enter_context((folder / f"node-{node}.log").open("w"))
             environment = {**snakemake_env(), **slurm}
             nodes.append(subprocess.Popen(command, cwd=folder, env=environment, stdout=log, stderr=subprocess.STDOUT))
-        for process in nodes:
-            process.wait(timeout=600)
+        wait_all(nodes, timeout=300)
     logs = [(folder / f"node-{node}.log").read_text() for node in (0, 1)]
     assert [process.returncode for process in nodes] == [0, 0], "\n".join(logs)
     assert "launching 2 ranks: torchrun --nnodes=2 --nproc_per_node=1 --rdzv_backend=c10d" in logs[0]
