@@ -40,7 +40,7 @@ from transformers.modeling_outputs import MaskedLMOutput  # noqa: E402
 
 from snakebert.config_defaults import schema_defaults  # noqa: E402
 from snakebert.data.manifest import read_manifest  # noqa: E402
-from snakebert.training.blocks import BlockDataset  # noqa: E402
+from snakebert.training.block_dataset import BlockDataset  # noqa: E402
 from snakebert.training.evaluate import evaluate  # noqa: E402
 from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
 from snakebert.training.model import BertForMaskedPositions, model_config, save_masked_lm  # noqa: E402

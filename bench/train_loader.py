@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed  # noqa: E402
 
-from snakebert.training.blocks import BlockDataset  # noqa: E402
+from snakebert.training.block_dataset import BlockDataset  # noqa: E402
 from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
 from snakebert.training.model import masked_positions_model, model_config  # noqa: E402
 

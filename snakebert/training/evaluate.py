@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from ..errors import DataError
-from .blocks import BlockDataset
+from .block_dataset import BlockDataset
 from .masking import IGNORED, BlockCollator, predictions_per_block
 from .model import masked_logits
 

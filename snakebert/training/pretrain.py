@@ -15,7 +15,7 @@ from ..atomic import atomic_path
 from ..data.manifest import data_digest, read_manifest
 from ..errors import DataError
 from .backends import rank, world_size
-from .blocks import BlockDataset, split_indices
+from .block_dataset import BlockDataset, split_indices
 from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory
 from .job import TrainingJob
 from .masking import BlockCollator, predictions_per_block

@@ -13,7 +13,7 @@ from torch.optim.lr_scheduler import LambdaLR
 from transformers import PrinterCallback, TrainerCallback
 
 from .backends import BACKENDS, GAUDI_CONFIG
-from .blocks import EpochSampler
+from .block_dataset import EpochSampler
 from .checkpoints import Segment, rotate, seal
 from .phases import Phase
 from .progress import ProgressLog

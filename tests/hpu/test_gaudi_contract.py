@@ -35,7 +35,7 @@ import snakebert.training.trainers as trainers
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError, StoppedOnRequest
 from snakebert.training.backends import GAUDI_CONFIG
-from snakebert.training.blocks import EpochSampler
+from snakebert.training.block_dataset import EpochSampler
 from snakebert.training.checkpoints import COMPLETE_FILE
 from snakebert.training.job import TrainingJob
 from snakebert.training.phases import plan_phases

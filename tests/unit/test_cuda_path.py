@@ -9,7 +9,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer, TrainingArguments
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.training.backends import cuda_arguments
-from snakebert.training.blocks import BlockDataset
+from snakebert.training.block_dataset import BlockDataset
 from snakebert.training.masking import BlockCollator
 from snakebert.training.model import masked_positions_model, model_config, save_masked_lm
 from snakebert.training.phases import plan_phases

@@ -19,7 +19,7 @@ from snakebert.data.manifest import (
     read_manifest,
 )
 from snakebert.errors import DataError
-from snakebert.training.blocks import BlockDataset
+from snakebert.training.block_dataset import BlockDataset
 
 GOLDEN = json.loads((REPO / "tests/golden/tiny-data.json").read_text())
 NEW_FIELDS = {"format_version", "packing", "packings", "special_ids", "provenance"}

@@ -4,7 +4,7 @@ and a mask that is a pure function of (seed, epoch, block); the training order a
 import numpy as np
 import pytest
 
-from snakebert.training.blocks import EpochSampler
+from snakebert.training.block_dataset import EpochSampler
 from snakebert.training.masking import IGNORED, mask_blocks, predictions_per_block
 
 SPECIAL = np.array([0, 1, 2, 3, 4])  # [PAD] [UNK] [CLS] [SEP] [MASK]

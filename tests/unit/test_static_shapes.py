@@ -11,7 +11,7 @@ from shape_log import changed_ops, step_shapes, training_step_shapes
 from transformers import AutoTokenizer
 
 from snakebert.config_defaults import schema_defaults
-from snakebert.training.blocks import BlockDataset
+from snakebert.training.block_dataset import BlockDataset
 from snakebert.training.masking import IGNORED, BlockCollator, predictions_per_block
 from snakebert.training.model import ARCHITECTURES, masked_positions_model, model_config
 from snakebert.training.phases import plan_phases

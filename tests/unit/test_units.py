@@ -11,7 +11,7 @@ from helpers import wait_all
 from snakebert.code_digest import code_digest, local_imports
 from snakebert.data.manifest import validation_ranges
 from snakebert.errors import DataError
-from snakebert.training.blocks import split_indices
+from snakebert.training.block_dataset import split_indices
 from snakebert.training.pretrain import check_world_size
 
 

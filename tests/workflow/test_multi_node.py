@@ -14,7 +14,7 @@ from helpers import PHASE_BLOCK_SIZE, REPO, TINY_TRAINING, build_tiny_data, snak
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
-from snakebert.training.blocks import EpochSampler, split_indices
+from snakebert.training.block_dataset import EpochSampler, split_indices
 
 
 def free_job_id() -> int:
