@@ -104,7 +104,7 @@ def check_multi_node_launch(hosts: list[str]) -> None:
     for tool in ("deepspeed", "pdsh"):
         if shutil.which(tool) is None:
             raise DataError(
-                f"a multi-node Gaudi launch needs `{tool}` on PATH (README: Scaling out): DeepSpeed starts every "
+                f"a multi-node Gaudi launch needs `{tool}` on PATH (docs/scaling-out.md): DeepSpeed starts every "
                 "node's ranks through pdsh over SSH"
             )
     for host in hosts:
@@ -114,5 +114,5 @@ def check_multi_node_launch(hosts: list[str]) -> None:
             raise DataError(
                 f"cannot reach node {host} over SSH without a password (`{' '.join(probe)}` exited "
                 f"{done.returncode}: {done.stderr.strip()}); DeepSpeed starts each node's ranks over SSH "
-                "(README: Scaling out)"
+                "(docs/scaling-out.md)"
             )

@@ -1,10 +1,11 @@
 """The CUDA path's settings, and the part of it this machine can run: our model through transformers' Trainer
-with fused AdamW and torch.compile, on the CPU."""
+with fused AdamW and torch.compile, on the CPU (in the workflow tier: compiling builds C++ for a minute)."""
 
 import math
 
+import pytest
 import torch
-from helpers import TINY_TRAINING
+from helpers import TINY_TRAINING, build_tiny_data
 from transformers import AutoModelForMaskedLM, AutoTokenizer, TrainingArguments
 
 from snakebert.config_defaults import schema_defaults
@@ -20,6 +21,11 @@ SETTINGS = {
     "learning_rate": 0.005, "warmup_steps": 0, "logging_steps": 1, "save_steps": 100, "save_total_limit": 1,
     "eval_steps": 100, "dataloader_num_workers": 0, "shuffle_seed": 34,
 }  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def tiny_data(tmp_path_factory):
+    return build_tiny_data(tmp_path_factory.mktemp("tiny-data"))
 
 
 def test_our_model_trains_compiled_with_fused_adamw_and_saves_as_plain_bert(tiny_data, tmp_path):
