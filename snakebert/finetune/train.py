@@ -20,7 +20,7 @@ from ..errors import DataError
 from ..pretrained import load_named
 from ..training.backends import BACKENDS
 from ..training.checkpoints import resume_point, run_directory
-from ..training.trainers import EpochOrder
+from ..training.trainers import EpochOrder, SealedCheckpoints
 from .encoded import EncodedSplit
 from .job import FinetuneJob
 from .metrics import scores
@@ -140,7 +140,7 @@ def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: i
 def build_trainer(job: FinetuneJob, task: dict, model, splits: dict[str, EncodedSplit], folder: Path):
     arguments = training_arguments(job, task, folder, len(splits["train"]))
     base, args, extra = BACKENDS[job.backend].trainer(arguments, BACKEND_SETTINGS, job.gaudi_config, job.on_device)
-    trainer_class = type(f"Task{base.__name__}", (EpochOrder, base), {})
+    trainer_class = type(f"Task{base.__name__}", (EpochOrder, SealedCheckpoints, base), {})
 
     def compute_metrics(prediction) -> dict:
         found = split_scores(task, splits["validation"], prediction.predictions)

@@ -41,25 +41,40 @@ class SamplerEpoch(TrainerCallback):
         self.trainer.epoch_sampler.set_epoch(math.floor(state.epoch or 0))
 
 
-class PhaseTraining(EpochOrder):
+class SealedCheckpoints:
+    """A trainer mixin: a checkpoint is marked complete (checkpoints.seal, with what `record_of` adds) once every
+    rank has written its part of it; resume takes only such checkpoints."""
+
+    def record_of(self, step: int) -> dict:
+        return {}
+
+    def _save_checkpoint(self, model, trial):
+        started = time.monotonic()
+        super()._save_checkpoint(model, trial)
+        self.accelerator.wait_for_everyone()  # every rank's files of this checkpoint are written
+        if self.is_world_process_zero():
+            step = self.state.global_step
+            record = {"step": step, "save_seconds": time.monotonic() - started, **self.record_of(step)}
+            seal(Path(self.args.output_dir) / f"checkpoint-{step}", record)
+
+
+class PhaseTraining(EpochOrder, SealedCheckpoints):
     """A trainer mixin for one phase of a run (the class attributes `phase`, `settings`, `eval_collator` and
-    `segment`): the schedule of schedule.py, evaluation masked as every evaluation is, and checkpoints that are
-    marked complete once every rank has saved (checkpoints.seal), kept `save_total_limit` at a time."""
+    `segment`): the schedule of schedule.py, evaluation masked as every evaluation is, and sealed checkpoints that
+    record the run's segments, kept `save_total_limit` at a time once a newer one is complete."""
 
     phase: Phase
     settings: dict
     eval_collator: object
     segment: Segment
 
+    def record_of(self, step: int) -> dict:
+        return {"segments": self.segment.segments(step)}
+
     def _save_checkpoint(self, model, trial):
         started = time.monotonic()
         super()._save_checkpoint(model, trial)
-        self.accelerator.wait_for_everyone()  # every rank's files of this checkpoint are written
-        step = self.state.global_step
-        folder = Path(self.args.output_dir) / f"checkpoint-{step}"
         if self.is_world_process_zero():
-            seconds = time.monotonic() - started
-            seal(folder, {"step": step, "save_seconds": seconds, "segments": self.segment.segments(step)})
             rotate(Path(self.args.output_dir), self.settings["save_total_limit"])
         self.segment.save_seconds = time.monotonic() - started
 

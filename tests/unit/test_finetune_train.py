@@ -20,6 +20,7 @@ from snakebert.finetune.encoded import EncodedSplit
 from snakebert.finetune.job import FinetuneJob
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
+from snakebert.training.trainers import SealedCheckpoints
 
 RECIPE = {"learning_rate": 5e-3, "epochs": 3, "batch_size": 8, "max_length": 16, "warmup_ratio": 0.1,
           "weight_decay": 0.01}  # fmt: skip
@@ -80,18 +81,18 @@ def test_a_run_killed_after_a_checkpoint_resumes_to_the_same_result(prepared, tm
     steps = counting_steps(monkeypatch)
     whole = finetune(job(prepared, tmp_path, checkpoints=str(tmp_path / "whole")), str(tmp_path / "whole.json"))
     whole_steps = len(steps)
-    save = transformers.Trainer._save_checkpoint
+    save = SealedCheckpoints._save_checkpoint
 
     def save_then_die(self, *args, **kwargs):
-        save(self, *args, **kwargs)
+        save(self, *args, **kwargs)  # the checkpoint written and marked complete
         raise Killed
 
-    monkeypatch.setattr(transformers.Trainer, "_save_checkpoint", save_then_die)
+    monkeypatch.setattr(SealedCheckpoints, "_save_checkpoint", save_then_die)
     with pytest.raises(Killed):
         finetune(job(prepared, tmp_path), str(tmp_path / "resumed.json"))
     assert not (tmp_path / "resumed.json").exists()
     assert len(list((tmp_path / "checkpoints").glob("*/checkpoint-*"))) == 1
-    monkeypatch.setattr(transformers.Trainer, "_save_checkpoint", save)
+    monkeypatch.setattr(SealedCheckpoints, "_save_checkpoint", save)
     resumed_steps = counting_steps(monkeypatch)
     resumed = finetune(job(prepared, tmp_path), str(tmp_path / "resumed.json"))
     assert "resuming from" in capsys.readouterr().out
