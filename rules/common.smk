@@ -231,10 +231,21 @@ def launch_plan(resources):
     return backend, ranks, nodes
 
 
+def step_nodes(resources, nodes):
+    """The nodes on which the launch starts a SLURM step of its own: those of a job whose command the SLURM plugin
+    runs outside any step (its `mpi` mode, which the SLURM profiles use for several nodes). None for a launch in
+    place: on this machine, or on the one node of a job that the plugin runs in a step of its own, which a SIGTERM
+    to the job's steps then reaches as it reaches a local run (a nested srun would answer it by killing the launch's
+    step before any save; docs/long-runs.md)."""
+    if nodes and (nodes > 1 or getattr(resources, "mpi", None)):
+        return nodes
+    return None
+
+
 def launch_command(wildcards, resources):
     """How the backend's launcher starts the training script on the rule's nodes (one rank per device)."""
     backend, ranks, nodes = launch_plan(resources)
-    return BACKENDS[backend].launch(ranks // (nodes or 1), nodes, script)
+    return BACKENDS[backend].launch(ranks // (nodes or 1), step_nodes(resources, nodes), script)
 
 
 def planned_world_size(wildcards, resources):

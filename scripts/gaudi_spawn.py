@@ -1,8 +1,9 @@
 """Launch a training script on Gaudi: optimum-habana's DistributedRunner, with the flags of its gaudi_spawn.py.
 
-`--use_mpi --world_size 8` runs 8 ranks on one DL1 node through mpirun. `--use_deepspeed --world_size 32 --nodes 4`
-runs 8 ranks on each of the SLURM job's 4 nodes through DeepSpeed, over a hostfile built from SLURM_JOB_NODELIST
-(or `--hostfile F`, your own). The training script and its arguments follow the flags.
+`--use_mpi --world_size 8` runs 8 ranks on one DL1 node through mpirun, and passes a stop signal on to them
+(snakebert/training/mpirun.py). `--use_deepspeed --world_size 32 --nodes 4` runs 8 ranks on each of the SLURM job's
+4 nodes through DeepSpeed, over a hostfile built from SLURM_JOB_NODELIST (or `--hostfile F`, your own). The training
+script and its arguments follow the flags.
 """
 
 import argparse
@@ -16,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.errors import run_cli
 from snakebert.training.allocation import allocated_nodes, check_multi_node_launch, hostfile
+from snakebert.training.mpirun import launch
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -69,7 +71,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="snakebert-hostfile-") as folder:
         if args.nodes > 1 and args.hostfile is None:
             args.hostfile = slurm_hostfile(args, folder)
-        sys.exit(runner(args).run())
+        spawn = runner(args)
+        sys.exit(launch(spawn, args.world_size) if args.use_mpi else spawn.run())
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ TrainerFunction = Callable[[dict, dict, str, bool], tuple[type, object, dict]]
 @dataclass(frozen=True)
 class Backend:
     resource: str | None  # the rule resource that counts the job's devices, over all nodes: one rank per device
-    # (devices per node, SLURM nodes or None for this machine, path of a script) -> how the script starts
+    # (devices per node, SLURM nodes to start a step on or None for a launch in place, path of a script) -> how the
+    # script starts
     launch: Callable[[int, int | None, Callable[[str], str]], str]
     world_size_variables: tuple[str, ...]  # what its launcher sets on each rank, first one set wins
     rank_variables: tuple[str, ...]
@@ -71,9 +72,11 @@ def gaudi_spawn(devices: int, nodes: int | None, script: Callable[[str], str]) -
 
 
 def torchrun(devices: int, nodes: int | None, script: Callable[[str], str], gpus: bool = False) -> str:
-    """Without a node count (a local run): torch_spawn's torchrun on this machine, or plain python for one rank. With
-    one (a SLURM job): srun starts torch_spawn once per node, which runs torchrun with a rendezvous on the first
-    node; `gpus` gives each node's step its GPUs (a SLURM step gets none unless it asks)."""
+    """Without a node count, in place: torch_spawn's torchrun over this machine's devices (a local run, or the
+    step that the SLURM plugin runs a one-node job in), or plain python for one rank. With one (a SLURM job whose
+    command runs outside any step): srun starts torch_spawn once per node, in a step of the launch's own, and each
+    node's torchrun meets the others in a rendezvous on the first node; `gpus` gives each node's step its GPUs (a
+    SLURM step gets none unless it asks)."""
     if nodes:
         step_gpus = f"--gpus-per-node {devices} " if gpus else ""
         return (

@@ -23,7 +23,7 @@ from .model import masked_positions_model, model_config, save_masked_lm
 from .model_config import backend_problems
 from .phases import Phase, plan_phases
 from .preflight import check_counts, check_splits, check_vocabulary, verify_blocks
-from .stop_request import Deadline, StopOnRequest, StopRequest, job_end_time, stopped
+from .stop_request import Deadline, StopOnRequest, StopRequest, job_end_time, report_stop, stopped
 from .trainers import build_trainer, global_batch_size
 
 # The `pretrain` settings that cannot change the trained weights; every other setting is in the fingerprint, so
@@ -281,7 +281,7 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
         result = trainer.train(resume_from_checkpoint=resume)
         trainer.accelerator.wait_for_everyone()  # every rank sees the phase's last checkpoint complete
         if stop.stopped_at is not None:
-            raise stopped(stop, str(run.folder))
+            raise report_stop(stopped(stop, str(run.folder)))
         records.append(phase_record(phase, trainer, result))
     metrics = summary(trainer, records, job.backend, first_resume, segment)
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)

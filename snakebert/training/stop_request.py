@@ -12,6 +12,7 @@ import signal
 import subprocess
 import time
 from datetime import datetime
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
@@ -23,6 +24,7 @@ from .checkpoints import Segment
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)
 DEADLINE = -1  # the agreed flag of a stop at the deadline (a signal's is its number)
 UNITS = {"s": 1, "m": 60, "h": 3600}
+STOP_REPORTS = "SNAKEBERT_STOP_REPORTS"  # a folder a launcher names, where each rank that stops leaves a file
 
 
 def job_end_time(environ=os.environ) -> float | None:
@@ -121,3 +123,11 @@ def stopped(stop: StopOnRequest, checkpoint_folder: str) -> StoppedOnRequest:
         f"stopped on request ({name}) at step {stop.stopped_at}: checkpoint saved in "
         f"{checkpoint_folder}/checkpoint-{stop.stopped_at}; run again to continue from it"
     )
+
+
+def report_stop(stop: StoppedOnRequest, environ=os.environ) -> StoppedOnRequest:
+    """`stop`, after telling the launcher, where it asks (STOP_REPORTS: mpirun.py's, whose own exit status cannot
+    say), that this rank stopped on request and what it says."""
+    if environ.get(STOP_REPORTS):
+        (Path(environ[STOP_REPORTS]) / str(os.getpid())).write_text(str(stop))
+    return stop

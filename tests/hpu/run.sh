@@ -22,6 +22,14 @@ if [ "$(cat "$venv/.installed" 2>/dev/null)" != "${extra[*]}" ] || ! "$venv/bin/
 fi
 flock -u 9
 
+if ! command -v mpirun >/dev/null; then # gaudi_spawn's mpirun, which the Habana base image has: Open MPI 4.1
+  [ "$(id -u)" -eq 0 ] || { echo "the HPU tests need Open MPI's mpirun: install openmpi-bin" >&2 && exit 1; }
+  echo "== install Open MPI (apt-get install openmpi-bin)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq --no-install-recommends openmpi-bin >/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends openmpi-bin >/dev/null; }
+fi
+
 echo "== HPU contract tests (optimum-habana on the CPU; the Habana runtime stood in for)"
 set +e
 # the data half runs in the pipeline's environment, the python that runs this script: the tests cross between them

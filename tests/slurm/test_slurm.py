@@ -185,15 +185,11 @@ def pretrain_job(profile_name: str, workdir, tmp_path, cluster) -> tuple[dict, s
 
 
 def test_pretrain_runs_on_a_whole_dl1_node_with_its_hpus(workdir, tmp_path, cluster):
-    """With the profile's node count, srun starts torch_spawn on each of the job's nodes (the one this cluster has),
-    which meets in a rendezvous built from SLURM's node list."""
+    """One node: the rank runs in place, in the step the plugin runs the rule in (no srun of the launch's own)."""
     job, log = pretrain_job("slurm-dl1", workdir, tmp_path, cluster)
     assert job["Partition"] == "dl1" and "gres/hpu=8" in job["AllocTRES"]
     assert job["AllocCPUS"] == str(cluster.cpus)  # --exclusive: the whole node
-    node = run("sinfo", "--noheader", "--format=%N", f"--partition={PARTITIONS['dl1']}").stdout.strip()
-    rendezvous = f"--nnodes=1 --nproc_per_node=1 --rdzv_backend=c10d --rdzv_endpoint={node}:"
-    assert f"launching 1 ranks: torchrun {rendezvous}" in log
-    assert "rank 0 of 1: trained weights sha256" in log
+    assert "launching" not in log and "rank 0 of 1: trained weights sha256" in log
 
 
 def test_pretrain_runs_on_a_whole_gpu_node_as_an_mpi_job_whose_srun_starts_the_ranks(workdir, tmp_path, cluster):
@@ -219,7 +215,7 @@ def test_dl1_profile_plans_data_rules_on_the_cpu_partition_and_pretrain_on_a_who
         "hpu": "8",
         "gpu": "0",
         "gres": "hpu:8",
-        "slurm_extra": "--exclusive",
+        "slurm_extra": "--exclusive --signal=TERM@600",
         "tasks": "1",
     }
     assert pretrain[0]["nodes"] == "1"
@@ -268,6 +264,26 @@ def test_dl1_profile_launches_8_ranks_on_each_node(workdir, nodes):
     assert resources["gres"] == "hpu:8"  # per node
     spawn = "--world_size 8 --use_mpi" if nodes == 1 else f"--world_size {8 * nodes} --nodes {nodes} --use_deepspeed"
     assert re.search(rf"python \S*gaudi_spawn.py {spawn} \S*pretrain.py --backend hpu --world-size {8 * nodes} ", shell)
+    # SIGTERM ahead of the time limit where mpirun runs the ranks, not where DeepSpeed does
+    assert resources["slurm_extra"] == ("--exclusive --signal=TERM@600" if nodes == 1 else "--exclusive")
+
+
+@pytest.mark.parametrize("nodes", [1, 2, 4])
+def test_cpu_profile_runs_one_node_in_place_and_several_through_an_srun_of_its_own(workdir, nodes):
+    """One node: in the plugin's step. Several: the plugin's `mpi` mode, so that the launch's srun is not inside a
+    step of the plugin's, where a SIGTERM would make that srun kill the launch's step at once."""
+    resources, shell = planned_launch(workdir, "slurm-cpu", nodes, config=two_source_config(workdir))
+    assert (resources["nodes"], resources["tasks"], resources["slurm_extra"]) == (
+        str(nodes),
+        str(nodes),
+        "--signal=TERM@600",
+    )
+    assert resources.get("mpi") == (None if nodes == 1 else "srun")
+    launch = "python " if nodes == 1 else (
+        rf"srun --overlap --nodes {nodes} --ntasks {nodes} --ntasks-per-node 1 --kill-on-bad-exit=1 "
+        rf"python \S*torch_spawn.py --nodes {nodes} --nproc_per_node 1 "
+    )  # fmt: skip
+    assert re.search(rf"Shell command: {launch}\S*pretrain.py --backend cpu --world-size {nodes} ", shell)
 
 
 @pytest.mark.parametrize("nodes", [1, 2, 4])

@@ -10,6 +10,7 @@ import sys
 import time
 from datetime import datetime, timedelta
 
+import pytest
 import yaml
 from helpers import REPO, snakemake, snakemake_env, training_config
 from test_slurm import QUICK_STATUS, cluster, fitted_profile, run, slurm_jobs  # noqa: F401 (cluster: a fixture)
@@ -17,19 +18,25 @@ from test_slurm import QUICK_STATUS, cluster, fitted_profile, run, slurm_jobs  #
 STARTED = "the first batch of epoch 0 reads train blocks"
 
 
+UNBROKEN = {}  # the weights of a local run, by its settings: the same for every profile
+
+
 def prepared(workdir, pretrain: dict) -> tuple[dict, bytes]:
     """The data set built in `workdir` for a pretrain of these settings, and the weights a local run trains."""
     config = training_config(workdir, pretrain={"backend": "cpu", "eval_steps": 100_000, **pretrain})
     snakemake(workdir, "results/dataset/manifest.json", config=config)
-    local = workdir.parent / "local"
-    shutil.copytree(workdir, local)
-    snakemake(local, "results/model", "--configfile", str(local / "test-config.yaml"))
-    return config, (local / "results/model/model.safetensors").read_bytes()
+    key = json.dumps(pretrain, sort_keys=True)
+    if key not in UNBROKEN:
+        local = workdir.parent / "local"
+        shutil.copytree(workdir, local)
+        snakemake(local, "results/model", "--configfile", str(local / "test-config.yaml"))
+        UNBROKEN[key] = (local / "results/model/model.safetensors").read_bytes()
+    return config, UNBROKEN[key]
 
 
-def profile_with(folder, cluster, **pretrain) -> str:  # noqa: F811 (cluster: the fixture's value)
-    """profiles/slurm-gpu fitted to the test cluster, with these pretrain resources."""
-    path = fitted_profile("slurm-gpu", folder, cluster) / "config.yaml"
+def profile_with(folder, cluster, name: str = "slurm-gpu", **pretrain) -> str:  # noqa: F811 (cluster: the fixture's)
+    """profiles/`name` fitted to the test cluster, with these pretrain resources."""
+    path = fitted_profile(name, folder, cluster) / "config.yaml"
     profile = yaml.safe_load(path.read_text())
     profile["set-resources"]["pretrain"].update(pretrain)
     path.write_text(yaml.safe_dump(profile, sort_keys=False))
@@ -40,12 +47,13 @@ def pretrain_attempts(run_id: str, since: datetime) -> list[dict]:
     return [job for job in slurm_jobs(run_id, since) if job["rule"] == "pretrain"]
 
 
-def test_scancel_signal_term_saves_and_the_retry_resumes_to_the_unbroken_weights(workdir, tmp_path, cluster):  # noqa: F811
+@pytest.mark.parametrize("profile", ["slurm-gpu", "slurm-cpu"])  # an srun of the launch's own; in the plugin's step
+def test_scancel_signal_term_saves_and_the_retry_resumes_to_the_unbroken_weights(workdir, tmp_path, cluster, profile):  # noqa: F811
     config, unbroken = prepared(workdir, {"max_steps": 3000, "save_steps": 100_000, "logging_steps": 500})
     since = datetime.now() - timedelta(minutes=1)
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
     command += ["--configfile", str(workdir / "test-config.yaml"), "--workflow-profile"]
-    command += [profile_with(tmp_path / "profiles", cluster), *QUICK_STATUS]
+    command += [profile_with(tmp_path / "profiles", cluster, profile), *QUICK_STATUS]
     process = subprocess.Popen(command, cwd=workdir, env=snakemake_env(), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)  # fmt: skip
     log = workdir / "logs/pretrain.log"

@@ -1,0 +1,55 @@
+"""gaudi_spawn's launch over mpirun (scripts/gaudi_spawn.py --use_mpi): a stop signal to the launcher reaches every
+rank, mpirun leaves the ranks the time to save, and ranks that stopped on request make the launch exit with
+errors.STOPPED_EXIT and one line.
+
+Open MPI's mpirun (4.1) answers SIGTERM or SIGINT by sending its ranks SIGCONT, SIGTERM and then SIGKILL, each
+odls_base_sigkill_timeout seconds after the one before (1 by default: a rank in the middle of a save dies), and
+passes SIGUSR1 on at once. So the launcher sets that timeout to half of pass_on.SHUTDOWN_SECONDS and passes every
+stop signal on to mpirun as SIGUSR1. mpirun's own status is 1 whenever it got a signal itself, as under SLURM, which
+signals every process of a step; so each rank that stops on request leaves a file in a folder the launcher names
+(stop_request.STOP_REPORTS), with its stop line, and the launch stopped on request when every rank did. A signalled
+mpirun also sleeps through its whole kill sequence after its ranks have exited, and then drops what they wrote last;
+the launcher ends it once it has no ranks left, and says their stop line itself."""
+
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from ..errors import StoppedOnRequest
+from .pass_on import SHUTDOWN_SECONDS, PassOn, children
+from .stop_request import STOP_REPORTS
+
+KILL_WAIT = "OMPI_MCA_odls_base_sigkill_timeout"
+
+
+def end_idle_mpirun(pass_on: PassOn) -> None:
+    """Once a stop signal came, end the mpirun (this process's child) that has no ranks left: it is only waiting."""
+    while True:
+        time.sleep(1)
+        for mpirun in children() if pass_on.signalled else []:
+            if not children(mpirun):
+                with contextlib.suppress(ProcessLookupError):  # it has just ended by itself
+                    os.kill(mpirun, signal.SIGKILL)
+
+
+def launch(runner, world_size: int) -> int | None:
+    """Run optimum-habana's DistributedRunner `runner`, built for mpirun and `world_size` ranks, to its end: its
+    status (None: all ranks succeeded), or StoppedOnRequest."""
+    os.environ.setdefault(KILL_WAIT, str(SHUTDOWN_SECONDS // 2))
+    pass_on = PassOn(as_signal=signal.SIGUSR1)
+    pass_on.install()
+    threading.Thread(target=end_idle_mpirun, args=(pass_on,), daemon=True).start()
+    with tempfile.TemporaryDirectory(prefix="snakebert-stops-") as reports:
+        os.environ[STOP_REPORTS] = reports
+        status = runner.run()
+        stops = [report.read_text() for report in Path(reports).iterdir()]
+    if status and len(stops) == world_size:
+        raise StoppedOnRequest(f"the ranks stopped on request: {'; '.join(sorted(set(stops)))}")
+    if status and stops:
+        print(f"{len(stops)} of {world_size} ranks stopped on request, and the others failed", file=sys.stderr)
+    return status

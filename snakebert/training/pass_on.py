@@ -1,0 +1,58 @@
+"""A launcher's part in a stop: it passes each stop signal it gets on to its children (the ranks, or the launcher
+that starts them), which save and stop (stop_request.py), and kills the children still running SHUTDOWN_SECONDS
+after the first signal."""
+
+import contextlib
+import os
+import signal
+import threading
+from pathlib import Path
+
+from .stop_request import STOP_SIGNALS
+
+SHUTDOWN_SECONDS = 300  # after a stop signal: time for a step and a checkpoint save
+
+
+def children(parent: int | None = None) -> list[int]:
+    """The PIDs of the running children of `parent` (this process by default), not those that have exited and
+    wait to be reaped."""
+    parent = parent or os.getpid()
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, parent_of = stat.read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, IndexError, ValueError):  # a process that ended while being read
+            continue
+        if parent_of == str(parent) and state != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _signal_children(number: int) -> None:
+    for pid in children():
+        with contextlib.suppress(ProcessLookupError):  # a child that has just exited
+            os.kill(pid, number)
+
+
+class PassOn:
+    """Signal handlers that pass each stop signal on to the children, as the signal it is or as `as_signal`, and
+    kill them SHUTDOWN_SECONDS after the first."""
+
+    def __init__(self, as_signal: int | None = None) -> None:
+        self.as_signal = as_signal
+        self.deadline = None
+
+    def install(self) -> None:
+        for number in STOP_SIGNALS:
+            signal.signal(number, self.handle)
+
+    @property
+    def signalled(self) -> bool:
+        return self.deadline is not None
+
+    def handle(self, number: int, frame) -> None:
+        _signal_children(self.as_signal or number)
+        if self.deadline is None:
+            self.deadline = threading.Timer(SHUTDOWN_SECONDS, _signal_children, (signal.SIGKILL,))
+            self.deadline.daemon = True
+            self.deadline.start()
