@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..atomic import atomic_path
 from ..errors import DataError
-from ..streams import read_table
+from ..files.arrow_streams import read_table
+from ..files.atomic import atomic_path
 
 SCHEMA = pa.schema([("shard", pa.dictionary(pa.int32(), pa.string())), ("row", pa.int64())])
 

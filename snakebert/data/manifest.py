@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..atomic import write_json
 from ..errors import DataError
-from ..json_files import read_fields, read_json
+from ..files.atomic import write_json
+from ..files.json_files import read_fields, read_json
 from .special_tokens import SPECIAL_ROLES
 
 FORMAT_VERSION = 3

@@ -3,9 +3,9 @@
 import numpy as np
 import pyarrow as pa
 
-from ..atomic import atomic_path, write_json
-from ..checksum import sha256
-from ..streams import stream_batches
+from ..files.arrow_streams import stream_batches
+from ..files.atomic import atomic_path, write_json
+from ..files.checksum import sha256
 
 COLUMN = "input_ids"
 DTYPE = "uint16"

@@ -11,8 +11,8 @@ import numpy as np
 import pyarrow as pa
 from tokenizers import Tokenizer
 
-from ..atomic import atomic_path, write_json
 from ..errors import DataError
+from ..files.atomic import atomic_path, write_json
 from .corpus import shard_texts, text_pieces
 from .dedup import duplicate_rows, shard_key
 

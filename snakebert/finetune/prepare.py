@@ -8,11 +8,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..atomic import atomic_path
-from ..checksum import sha256
 from ..errors import DataError
-from ..json_files import read_json
-from ..streams import read_table
+from ..files.arrow_streams import read_table
+from ..files.atomic import atomic_path
+from ..files.checksum import sha256
+from ..files.json_files import read_json
 from .examples import GROUP, LABEL
 from .splits import carve, check_splits, label_names
 from .tasks import SPLITS, read_task

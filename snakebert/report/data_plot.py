@@ -10,7 +10,7 @@ from matplotlib import ticker
 
 from ..data.manifest import read_manifest
 from ..errors import DataError
-from ..streams import stream_batches
+from ..files.arrow_streams import stream_batches
 from .figures import figure, save_svg
 
 FATES = (("docs", "kept"), ("duplicates", "duplicates"), ("docs_too_short", "too short"),

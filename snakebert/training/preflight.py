@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..checksum import sha256
 from ..data.manifest import block_ids, packing_shards
 from ..errors import DataError
+from ..files.checksum import sha256
 
 
 def _scan(path: Path, manifest: dict, block_size: int) -> tuple[int, int]:

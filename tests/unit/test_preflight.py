@@ -11,9 +11,9 @@ import pytest
 import torch
 from helpers import TINY_TRAINING
 
-from snakebert.checksum import sha256
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
+from snakebert.files.checksum import sha256
 from snakebert.training.checkpoints import FINGERPRINT_FILE, discard_unused
 from snakebert.training.job import TrainingJob
 from snakebert.training.model import BertForMaskedPositions

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import DataError
+from ..errors import DataError
 
 
 @contextmanager

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from .errors import DataError
+from ..errors import DataError
 
 REBUILD = "delete it and rerun to rebuild it"
 

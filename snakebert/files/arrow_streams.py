@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
-from .errors import DataError
+from ..errors import DataError
 
 
 def _unreadable(path: str, error: Exception) -> DataError:
