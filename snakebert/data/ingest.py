@@ -4,7 +4,8 @@ from collections import Counter
 
 import pyarrow as pa
 
-from ..files.atomic import atomic_path, write_json
+from ..files.atomic import atomic_path
+from ..files.json_files import write_json
 from .clean import check_patterns, clean_batch, text_hashes
 from .sources import read_documents
 

@@ -18,8 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import DataError
-from ..files.atomic import write_json
-from ..files.json_files import read_fields, read_json
+from ..files.json_files import read_fields, read_json, write_json
 from .special_tokens import SPECIAL_ROLES
 
 FORMAT_VERSION = 3

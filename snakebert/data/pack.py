@@ -4,8 +4,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..files.arrow_streams import stream_batches
-from ..files.atomic import atomic_path, write_json
+from ..files.atomic import atomic_path
 from ..files.checksum import sha256
+from ..files.json_files import write_json
 
 COLUMN = "input_ids"
 DTYPE = "uint16"

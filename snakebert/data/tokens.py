@@ -12,7 +12,8 @@ import pyarrow as pa
 from tokenizers import Tokenizer
 
 from ..errors import DataError
-from ..files.atomic import atomic_path, write_json
+from ..files.atomic import atomic_path
+from ..files.json_files import write_json
 from .corpus import shard_texts, text_pieces
 from .dedup import duplicate_rows, shard_key
 

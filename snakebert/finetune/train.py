@@ -15,8 +15,8 @@ from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTok
 from transformers.utils.logging import disable_progress_bar
 
 from ..errors import DataError
-from ..files.atomic import write_json
 from ..files.checksum import sha256
+from ..files.json_files import write_json
 from ..pretrained import load_named
 from ..training.backends import BACKENDS
 from ..training.checkpoints import resume_point, run_directory

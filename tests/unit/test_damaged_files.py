@@ -14,7 +14,7 @@ from helpers import REPO
 
 from snakebert.data.tokenizer import load_base
 from snakebert.errors import DataError
-from snakebert.files.atomic import write_json
+from snakebert.files.json_files import write_json
 
 SHARD = "texts/shard-00000"
 NOT_COUNT = "not a non-negative integer"
