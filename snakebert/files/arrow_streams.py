@@ -1,24 +1,22 @@
-"""Reading the workflow's own Arrow IPC stream files (text, token and block shards, the duplicates table). A file
-that cannot be read, such as one truncated by a full disk or changed by hand, is named, with what to do."""
+"""Reading the workflow's own Arrow IPC stream files (text, token and block shards, the duplicates table),
+memory-mapped. A file that cannot be read, such as one truncated by a full disk or changed by hand, is named, with
+what to do."""
 
 from collections.abc import Iterator
 
 import pyarrow as pa
 
-from ..errors import DataError
+from . import unreadable
 
 
-def _unreadable(path: str, error: Exception) -> DataError:
-    return DataError(f"{path}: not a readable Arrow stream ({error}); delete it and rerun to rebuild it")
-
-
-def stream_batches(path: str) -> Iterator[pa.RecordBatch]:
-    """The record batches of `path`, memory-mapped, one at a time."""
+def stream_batches(path: str, what: str = "Arrow stream") -> Iterator[pa.RecordBatch]:
+    """The record batches of `path`, one at a time; a file that cannot be read is named as `what`. The batches
+    are views of the mapped file, valid after the last one is read."""
     try:
         with pa.memory_map(str(path)) as source:
             yield from pa.ipc.open_stream(source)
     except (pa.ArrowException, OSError) as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, what, error) from None
 
 
 def read_table(path: str) -> pa.Table:
@@ -27,4 +25,4 @@ def read_table(path: str) -> pa.Table:
         with pa.memory_map(str(path)) as source:
             return pa.ipc.open_stream(source).read_all()
     except (pa.ArrowException, OSError) as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, "Arrow stream", error) from None

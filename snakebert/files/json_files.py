@@ -6,9 +6,8 @@ import os
 from pathlib import Path
 
 from ..errors import DataError
+from . import REBUILD, unreadable
 from .atomic import atomic_path
-
-REBUILD = "delete it and rerun to rebuild it"
 
 
 def write_json(path: str | os.PathLike, value) -> None:
@@ -22,7 +21,7 @@ def read_json(path: str, what: str = "stats file") -> dict:
     try:
         return json.loads(Path(path).read_text())
     except (OSError, ValueError) as error:
-        raise DataError(f"{path}: not a readable {what} ({error}); {REBUILD}") from None
+        raise unreadable(path, what, error) from None
 
 
 def read_fields(path: str, fields: dict[str, type], what: str = "stats file") -> dict:

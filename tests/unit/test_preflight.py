@@ -3,6 +3,7 @@ vocabulary and both splits before its first step, and names the file or setting 
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from helpers import TINY_TRAINING
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
 from snakebert.files.checksum import sha256
+from snakebert.training.block_dataset import BlockDataset
 from snakebert.training.checkpoints import FINGERPRINT_FILE, discard_unused
 from snakebert.training.job import TrainingJob
 from snakebert.training.model import BertForMaskedPositions
@@ -80,6 +82,9 @@ def test_a_truncated_block_file_is_named_with_what_to_do(data):
     with pytest.raises(DataError, match="not a readable block file .* delete it and rerun") as refused:
         verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
     assert str(path) in str(refused.value)
+    named = re.escape(manifest["shards"][0]["path"])  # as the manifest names it
+    with pytest.raises(DataError, match=f"{named}: not a readable block file .* delete it and rerun"):
+        BlockDataset(str(manifest_path), "train")  # the training data reads it as pre-flight does
 
 
 def test_splits_and_vocabulary_are_checked(data):
