@@ -3,8 +3,7 @@
 import numpy as np
 import pyarrow as pa
 
-from ..files.arrow_streams import stream_batches
-from ..files.atomic import atomic_path
+from ..files.arrow_streams import stream_batches, stream_writer
 from ..files.checksum import sha256
 from ..files.json_files import write_json
 
@@ -22,7 +21,7 @@ def pack_shard(tokens: str, block_size: int, out: str, stats: str) -> dict:
     schema = block_schema(block_size)
     carry = np.zeros(0, dtype=np.uint16)
     total = blocks = 0
-    with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, schema) as writer:
+    with stream_writer(out, schema) as writer:
         for batch in stream_batches(tokens):
             flat = batch.column("input_ids").flatten().to_numpy()
             total += len(flat)

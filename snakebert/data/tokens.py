@@ -12,7 +12,7 @@ import pyarrow as pa
 from tokenizers import Tokenizer
 
 from ..errors import DataError
-from ..files.atomic import atomic_path
+from ..files.arrow_streams import stream_writer
 from ..files.json_files import write_json
 from .corpus import shard_texts, text_pieces
 from .dedup import duplicate_rows, shard_key
@@ -96,7 +96,7 @@ def tokenize_shard(raw_shard: str, tokenizer_dir: str, duplicates: str, out: str
     schema = token_schema(tokenizer.get_vocab_size())
     skip = duplicate_rows(duplicates).get(shard_key(raw_shard))
     docs = tokens = 0
-    with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, schema) as writer:
+    with stream_writer(out, schema) as writer:
         for texts in shard_texts(raw_shard, skip):
             ids = as_list_array(encode_documents(tokenizer, texts.to_pylist()))
             writer.write_batch(pa.record_batch([ids], schema=schema))

@@ -1,12 +1,21 @@
-"""Reading the workflow's own Arrow IPC stream files (text, token and block shards, the duplicates table),
-memory-mapped. A file that cannot be read, such as one truncated by a full disk or changed by hand, is named, with
-what to do."""
+"""The workflow's own Arrow IPC stream files (text, token and block shards, the duplicates table, fine-tuning
+splits): written atomically, read memory-mapped. A file that cannot be read, such as one truncated by a full disk or
+changed by hand, is named, with what to do."""
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pyarrow as pa
 
 from . import unreadable
+from .atomic import atomic_path
+
+
+@contextmanager
+def stream_writer(path, schema: pa.Schema) -> Iterator[pa.RecordBatchStreamWriter]:
+    """A writer of the stream file `path`, which appears only once the block succeeds (see atomic_path)."""
+    with atomic_path(path) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, schema) as writer:
+        yield writer
 
 
 def stream_batches(path: str, what: str = "Arrow stream") -> Iterator[pa.RecordBatch]:
