@@ -1,5 +1,6 @@
 """The pipeline's own files, each written by one job and read by the jobs after it: atomic writes, SHA-256
-checksums, Arrow IPC streams and JSON files; and the error for one of them that cannot be read."""
+checksums, Arrow IPC streams, JSON files and the token and block format; and the error for one of them that cannot
+be read."""
 
 from ..errors import DataError
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 from torch.utils.data import Sampler
 
-from ..data.manifest import block_ids, held_out, packing_shards, read_manifest
+from ..data.manifest import held_out, packing_shards, read_manifest
 from ..files.arrow_streams import stream_batches
+from ..files.block_format import block_ids
 
 
 def _shard_rows(path: str, manifest: dict, block_size: int) -> list[np.ndarray]:

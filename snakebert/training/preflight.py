@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..data.manifest import block_ids, packing_shards
+from ..data.manifest import packing_shards
 from ..errors import DataError
 from ..files import unreadable
 from ..files.arrow_streams import stream_batches
+from ..files.block_format import block_ids
 from ..files.checksum import sha256
 
 

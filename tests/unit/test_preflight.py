@@ -14,6 +14,8 @@ from helpers import TINY_TRAINING
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
+from snakebert.files.arrow_streams import read_table, stream_writer
+from snakebert.files.block_format import COLUMN, block_schema
 from snakebert.files.checksum import sha256
 from snakebert.training.block_dataset import BlockDataset
 from snakebert.training.checkpoints import FINGERPRINT_FILE, discard_unused
@@ -35,13 +37,11 @@ def data(tiny_data, tmp_path):
 def rewrite_first_block_file(manifest_path, manifest, ids_change) -> str:
     """Rewrite the first shard's blocks with `ids_change` applied, and record the new SHA-256 in the manifest."""
     path = os.path.normpath(manifest_path.parent / manifest["shards"][0]["path"])
-    table = pa.ipc.open_stream(pa.memory_map(str(path))).read_all()
-    ids = table.column("input_ids").combine_chunks().flatten().to_numpy().copy()
+    ids = read_table(path).column(COLUMN).combine_chunks().flatten().to_numpy().copy()
     ids_change(ids)
-    size = manifest["block_size"]
-    column = pa.FixedSizeListArray.from_arrays(pa.array(ids, pa.uint16()), size)
-    with pa.ipc.new_stream(str(path), pa.schema([("input_ids", column.type)])) as writer:
-        writer.write_table(pa.table({"input_ids": column}))
+    schema = block_schema(manifest["block_size"])
+    with stream_writer(path, schema) as writer:
+        writer.write_table(pa.table([pa.FixedSizeListArray.from_arrays(pa.array(ids), manifest["block_size"])], schema))
     manifest["shards"][0]["sha256"] = sha256(path)
     return path
 
