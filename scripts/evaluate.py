@@ -7,8 +7,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
-from snakebert.atomic import write_json
 from snakebert.errors import run_cli
+from snakebert.files.json_files import write_json
 from snakebert.training.evaluate import evaluate
 
 

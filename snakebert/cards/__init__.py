@@ -4,7 +4,7 @@ same bytes."""
 
 from huggingface_hub import CardData, RepoCard
 
-from ..atomic import atomic_path
+from ..files.atomic import atomic_path
 
 
 def corpus_sources(manifest: dict) -> list[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from ..data.manifest import read_manifest
-from ..json_files import read_json
+from ..files.json_files import read_json
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
 
 MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)

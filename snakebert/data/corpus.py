@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..streams import stream_batches
+from ..files.arrow_streams import stream_batches
 
 
 def shard_texts(raw_shard: str, skip_rows: np.ndarray | None = None) -> Iterator[pa.Array]:

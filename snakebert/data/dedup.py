@@ -5,9 +5,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..atomic import atomic_path
 from ..errors import DataError
-from ..streams import read_table
+from ..files.arrow_streams import read_table, stream_writer
 
 SCHEMA = pa.schema([("shard", pa.dictionary(pa.int32(), pa.string())), ("row", pa.int64())])
 
@@ -70,7 +69,7 @@ def find_duplicates(raw_shards: list[str], out: str, enabled: bool = True) -> in
         pa.array(np.concatenate(shard_of or [np.zeros(0, np.int32)])), pa.array(keys, pa.string())
     )
     table = pa.table([shard_column, pa.array(np.concatenate(rows or [np.zeros(0, np.int64)]))], SCHEMA)
-    with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, SCHEMA) as writer:
+    with stream_writer(out, SCHEMA) as writer:
         writer.write_table(table)
     return len(table)
 

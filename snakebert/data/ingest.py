@@ -4,7 +4,8 @@ from collections import Counter
 
 import pyarrow as pa
 
-from ..atomic import atomic_path, write_json
+from ..files.arrow_streams import stream_writer
+from ..files.json_files import write_json
 from .clean import check_patterns, clean_batch, text_hashes
 from .sources import read_documents
 
@@ -15,7 +16,7 @@ def ingest_shard(source: dict, clean: dict, files: list[str], shard: int, out: s
     """Stream one shard's documents through the cleaner into `out`; write the counts to `stats`."""
     check_patterns(clean["strip_patterns"])
     counts = Counter(files=len(files))
-    with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, SCHEMA) as writer:
+    with stream_writer(out, SCHEMA) as writer:
         for texts in read_documents(source, files, shard, clean["max_doc_chars"]):
             texts = clean_batch(texts, clean, counts)
             if len(texts):

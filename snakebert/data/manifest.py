@@ -15,11 +15,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
-from ..atomic import write_json
 from ..errors import DataError
-from ..json_files import read_fields, read_json
+from ..files.block_format import COLUMN, DTYPE
+from ..files.json_files import read_fields, read_json, write_json
 from .special_tokens import SPECIAL_ROLES
 
 FORMAT_VERSION = 3
@@ -174,8 +173,8 @@ def build_manifest(
     manifest = {
         "block_size": data["block_size"],
         "vocab_size": vocab_sizes.pop(),
-        "dtype": "uint16",
-        "column": "input_ids",
+        "dtype": DTYPE.name,
+        "column": COLUMN,
         "shards": entries,
         "totals": totals,
         "split": {
@@ -216,18 +215,6 @@ def read_manifest(path: str) -> dict:
             "delete it and rerun to rebuild it"
         )
     return manifest
-
-
-def block_ids(batch, path, manifest: dict, block_size: int | None = None):
-    """The flat token ids of a record batch of blocks, refused (naming `path`) unless their block size (the
-    manifest's, or the packing's `block_size`) and dtype are the manifest's."""
-    blocks = batch.column(manifest["column"])
-    expected = block_size or manifest["block_size"]
-    if blocks.type.list_size != expected:
-        raise DataError(f"{path}: blocks of {blocks.type.list_size} tokens, the manifest says {expected}")
-    if blocks.type.value_type != pa.from_numpy_dtype(np.dtype(manifest["dtype"])):
-        raise DataError(f"{path}: token ids of type {blocks.type.value_type}, the manifest says {manifest['dtype']}")
-    return blocks.flatten()
 
 
 def data_digest(manifest: dict) -> str:

@@ -3,27 +3,21 @@
 import numpy as np
 import pyarrow as pa
 
-from ..atomic import atomic_path, write_json
-from ..checksum import sha256
-from ..streams import stream_batches
-
-COLUMN = "input_ids"
-DTYPE = "uint16"
-
-
-def block_schema(block_size: int) -> pa.Schema:
-    return pa.schema([(COLUMN, pa.list_(pa.from_numpy_dtype(np.dtype(DTYPE)), block_size))])
+from ..files.arrow_streams import stream_batches, stream_writer
+from ..files.block_format import COLUMN, DTYPE, block_schema
+from ..files.checksum import sha256
+from ..files.json_files import write_json
 
 
 def pack_shard(tokens: str, block_size: int, out: str, stats: str) -> dict:
     """Write `out` with the shard's tokens cut into `block_size` blocks (only the final remainder is dropped), and
     its counts and SHA-256 to `stats`."""
     schema = block_schema(block_size)
-    carry = np.zeros(0, dtype=np.uint16)
+    carry = np.zeros(0, dtype=DTYPE)
     total = blocks = 0
-    with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, schema) as writer:
+    with stream_writer(out, schema) as writer:
         for batch in stream_batches(tokens):
-            flat = batch.column("input_ids").flatten().to_numpy()
+            flat = batch.column(COLUMN).flatten().to_numpy()
             total += len(flat)
             stream = np.concatenate([carry, flat])
             full = len(stream) // block_size * block_size

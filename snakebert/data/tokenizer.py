@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterator
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
-from ..atomic import atomic_path
 from ..errors import DataError
-from ..json_files import read_fields
+from ..files.atomic import atomic_path
+from ..files.json_files import read_fields
 from ..pretrained import load_named
 from .corpus import sample_texts, shard_texts
 from .dedup import duplicate_rows, shard_key

@@ -11,28 +11,24 @@ import numpy as np
 import pyarrow as pa
 from tokenizers import Tokenizer
 
-from ..atomic import atomic_path, write_json
 from ..errors import DataError
+from ..files.arrow_streams import stream_writer
+from ..files.block_format import DTYPE, MAX_VOCAB, token_schema
+from ..files.json_files import write_json
 from .corpus import shard_texts, text_pieces
 from .dedup import duplicate_rows, shard_key
 
-MAX_UINT16_VOCAB = 65535
 PIECE_CHARS = 100_000
 CUT_CONTEXT = 64  # characters each side of a cut encoded to check it
 PIECES_PER_BATCH = 16
 
 
-def token_schema(vocab_size: int) -> pa.Schema:
-    """`input_ids: list<uint16>`: Arrow keeps it as one flat uint16 buffer plus int32 document offsets."""
-    return pa.schema([("input_ids", pa.list_(pa.uint16()))], metadata={"vocab_size": str(vocab_size)})
-
-
 def load_tokenizer(tokenizer_dir: str) -> Tokenizer:
     tokenizer = Tokenizer.from_file(str(Path(tokenizer_dir) / "tokenizer.json"))
-    if tokenizer.get_vocab_size() > MAX_UINT16_VOCAB:
+    if tokenizer.get_vocab_size() > MAX_VOCAB:
         raise DataError(
-            f"{tokenizer_dir}: vocabulary of {tokenizer.get_vocab_size()} tokens does not fit uint16 blocks "
-            f"(at most {MAX_UINT16_VOCAB}); lower tokenizer.vocab_size"
+            f"{tokenizer_dir}: vocabulary of {tokenizer.get_vocab_size()} tokens does not fit {DTYPE} blocks "
+            f"(at most {MAX_VOCAB}); lower tokenizer.vocab_size"
         )
     return tokenizer
 
@@ -60,12 +56,12 @@ def encode_long(tokenizer: Tokenizer, text: str) -> np.ndarray:
     ends = special_ends(tokenizer)
     cuts = np.cumsum([len(piece) for piece in pieces[:-1]])
     if ends is None or not all(splits_at(tokenizer, text, int(cut)) for cut in cuts):
-        return np.array(tokenizer.encode(text).ids, dtype=np.uint16)
-    parts = [np.array(ends[0], dtype=np.uint16)]
+        return np.array(tokenizer.encode(text).ids, dtype=DTYPE)
+    parts = [np.array(ends[0], dtype=DTYPE)]
     for start in range(0, len(pieces), PIECES_PER_BATCH):
         batch = tokenizer.encode_batch_fast(pieces[start : start + PIECES_PER_BATCH], add_special_tokens=False)
-        parts += [np.array(encoding.ids, dtype=np.uint16) for encoding in batch]
-    return np.concatenate([*parts, np.array(ends[1], dtype=np.uint16)])
+        parts += [np.array(encoding.ids, dtype=DTYPE) for encoding in batch]
+    return np.concatenate([*parts, np.array(ends[1], dtype=DTYPE)])
 
 
 def encode_documents(tokenizer: Tokenizer, texts: list[str]) -> list:
@@ -84,7 +80,7 @@ def as_list_array(ids: list[list[int]]) -> pa.ListArray:
     """Documents' ids as one flat uint16 buffer plus offsets (numpy per document: 8x faster than pa.array)."""
     offsets = np.zeros(len(ids) + 1, dtype=np.int32)
     np.cumsum([len(document) for document in ids], out=offsets[1:])
-    flat = np.concatenate([np.array(document, dtype=np.uint16) for document in ids]) if ids else np.zeros(0, np.uint16)
+    flat = np.concatenate([np.array(document, dtype=DTYPE) for document in ids]) if ids else np.zeros(0, DTYPE)
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
 
 
@@ -95,7 +91,7 @@ def tokenize_shard(raw_shard: str, tokenizer_dir: str, duplicates: str, out: str
     schema = token_schema(tokenizer.get_vocab_size())
     skip = duplicate_rows(duplicates).get(shard_key(raw_shard))
     docs = tokens = 0
-    with atomic_path(out) as tmp, pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_stream(sink, schema) as writer:
+    with stream_writer(out, schema) as writer:
         for texts in shard_texts(raw_shard, skip):
             ids = as_list_array(encode_documents(tokenizer, texts.to_pylist()))
             writer.write_batch(pa.record_batch([ids], schema=schema))

@@ -8,7 +8,7 @@ from scipy.sparse import hstack
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression, Ridge
 
-from ..atomic import write_json
+from ..files.json_files import write_json
 from .examples import LABEL, PAIR, TEXT
 from .metrics import scores
 from .prepare import read_task_dir

@@ -8,11 +8,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..atomic import atomic_path
-from ..checksum import sha256
 from ..errors import DataError
-from ..json_files import read_json
-from ..streams import read_table
+from ..files.arrow_streams import read_table, stream_writer
+from ..files.atomic import atomic_path
+from ..files.checksum import sha256
+from ..files.json_files import read_json
 from .examples import GROUP, LABEL
 from .splits import carve, check_splits, label_names
 from .tasks import SPLITS, read_task
@@ -37,7 +37,7 @@ def _counts(table: pa.Table, names: list[str] | None) -> dict:
 
 
 def _write(table: pa.Table, path: Path) -> None:
-    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+    with stream_writer(path, table.schema) as writer:
         writer.write_table(table)
 
 

@@ -4,8 +4,7 @@ score minus random initialisation's, seed by seed (both start from the same seed
 
 import statistics
 
-from ..atomic import write_json
-from ..json_files import read_json
+from ..files.json_files import read_json, write_json
 
 SPLIT_KEYS = ("validation", "test")
 

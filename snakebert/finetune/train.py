@@ -14,9 +14,9 @@ import torch
 from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer, set_seed
 from transformers.utils.logging import disable_progress_bar
 
-from ..atomic import write_json
-from ..checksum import sha256
 from ..errors import DataError
+from ..files.checksum import sha256
+from ..files.json_files import write_json
 from ..pretrained import load_named
 from ..training.backends import BACKENDS
 from ..training.checkpoints import resume_point, run_directory

@@ -10,7 +10,8 @@ from matplotlib import ticker
 
 from ..data.manifest import read_manifest
 from ..errors import DataError
-from ..streams import stream_batches
+from ..files.arrow_streams import stream_batches
+from ..files.block_format import COLUMN
 from .figures import figure, save_svg
 
 FATES = (("docs", "kept"), ("duplicates", "duplicates"), ("docs_too_short", "too short"),
@@ -22,7 +23,7 @@ def document_lengths(token_shards: list[str]) -> np.ndarray:
     lengths = []
     for path in token_shards:
         for batch in stream_batches(path):
-            lengths.append(pc.list_value_length(batch.column("input_ids")).to_numpy(zero_copy_only=False))
+            lengths.append(pc.list_value_length(batch.column(COLUMN)).to_numpy(zero_copy_only=False))
     return np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int32)
 
 

@@ -2,7 +2,7 @@
 min-max over seeds, the baselines beside them."""
 
 from ..errors import DataError
-from ..json_files import read_json
+from ..files.json_files import read_json
 from .figures import figure, save_svg
 
 KIND_COLOURS = {"pretrained": "C0", "random_init": "C1", "reference": "C2", "baseline": "C7"}

@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from ..atomic import atomic_path  # noqa: E402
+from ..files.atomic import atomic_path  # noqa: E402
 
 plt.rcParams.update({"svg.hashsalt": "snakebert", "figure.dpi": 100, "font.size": 9})
 

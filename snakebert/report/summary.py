@@ -5,9 +5,9 @@ import html
 from datetime import timedelta
 from pathlib import Path
 
-from ..atomic import atomic_path
 from ..data.manifest import read_manifest
-from ..json_files import read_json
+from ..files.atomic import atomic_path
+from ..files.json_files import read_json
 from .downstream import task_rows
 
 STYLE = "body{font-family:sans-serif;font-size:14px}th{text-align:left;padding-top:1em}td{padding:2px 1em}"

@@ -5,20 +5,20 @@ is a pure function of (shuffle seed, epoch)."""
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 from torch.utils.data import Sampler
 
-from ..data.manifest import block_ids, held_out, packing_shards, read_manifest
+from ..data.manifest import held_out, packing_shards, read_manifest
+from ..files.arrow_streams import stream_batches
+from ..files.block_format import block_ids
 
 
 def _shard_rows(path: str, manifest: dict, block_size: int) -> list[np.ndarray]:
     """The blocks of one shard as zero-copy (rows, block_size) views of the manifest's column and dtype, one per
     record batch."""
-    source = pa.memory_map(path)
-    views = []
-    for batch in pa.ipc.open_stream(source):
-        views.append(block_ids(batch, path, manifest, block_size).to_numpy().reshape(-1, block_size))
-    return views
+    return [
+        block_ids(batch, path, manifest, block_size).to_numpy().reshape(-1, block_size)
+        for batch in stream_batches(path, "block file")
+    ]
 
 
 def split_indices(manifest: dict, split: str, block_size: int | None = None) -> np.ndarray:

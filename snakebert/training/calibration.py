@@ -16,7 +16,7 @@ from datetime import timedelta
 import torch
 from transformers import TrainerCallback
 
-from ..atomic import write_json
+from ..files.json_files import write_json
 from .backends import rank
 from .job import TrainingJob
 from .phases import Phase

@@ -8,22 +8,24 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..checksum import sha256
-from ..data.manifest import block_ids, packing_shards
+from ..data.manifest import packing_shards
 from ..errors import DataError
+from ..files import unreadable
+from ..files.arrow_streams import stream_batches
+from ..files.block_format import block_ids
+from ..files.checksum import sha256
 
 
 def _scan(path: Path, manifest: dict, block_size: int) -> tuple[int, int]:
     """(the largest token id, the blocks) of a block file, record batch by record batch (memory-mapped, no copy)."""
     largest = rows = 0
     try:
-        with pa.memory_map(str(path)) as source:
-            for batch in pa.ipc.open_stream(source):
-                ids = block_ids(batch, path, manifest, block_size).to_numpy()
-                largest = max(largest, int(ids.max(initial=0)))
-                rows += batch.num_rows
-    except (pa.ArrowException, OSError, KeyError, AttributeError) as error:
-        raise DataError(f"{path}: not a readable block file ({error}); delete it and rerun to rebuild it") from error
+        for batch in stream_batches(path, "block file"):
+            ids = block_ids(batch, path, manifest, block_size).to_numpy()
+            largest = max(largest, int(ids.max(initial=0)))
+            rows += batch.num_rows
+    except (pa.ArrowException, KeyError, AttributeError) as error:  # a stream, but not of blocks (column, type, nulls)
+        raise unreadable(path, "block file", error) from error
     return largest, rows
 
 

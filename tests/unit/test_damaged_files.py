@@ -12,9 +12,9 @@ import sys
 import pytest
 from helpers import REPO
 
-from snakebert.atomic import write_json
 from snakebert.data.tokenizer import load_base
 from snakebert.errors import DataError
+from snakebert.files.json_files import write_json
 
 SHARD = "texts/shard-00000"
 NOT_COUNT = "not a non-negative integer"

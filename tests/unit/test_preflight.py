@@ -3,6 +3,7 @@ vocabulary and both splits before its first step, and names the file or setting 
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -11,9 +12,12 @@ import pytest
 import torch
 from helpers import TINY_TRAINING
 
-from snakebert.checksum import sha256
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
+from snakebert.files.arrow_streams import read_table, stream_writer
+from snakebert.files.block_format import COLUMN, block_schema
+from snakebert.files.checksum import sha256
+from snakebert.training.block_dataset import BlockDataset
 from snakebert.training.checkpoints import FINGERPRINT_FILE, discard_unused
 from snakebert.training.job import TrainingJob
 from snakebert.training.model import BertForMaskedPositions
@@ -33,13 +37,11 @@ def data(tiny_data, tmp_path):
 def rewrite_first_block_file(manifest_path, manifest, ids_change) -> str:
     """Rewrite the first shard's blocks with `ids_change` applied, and record the new SHA-256 in the manifest."""
     path = os.path.normpath(manifest_path.parent / manifest["shards"][0]["path"])
-    table = pa.ipc.open_stream(pa.memory_map(str(path))).read_all()
-    ids = table.column("input_ids").combine_chunks().flatten().to_numpy().copy()
+    ids = read_table(path).column(COLUMN).combine_chunks().flatten().to_numpy().copy()
     ids_change(ids)
-    size = manifest["block_size"]
-    column = pa.FixedSizeListArray.from_arrays(pa.array(ids, pa.uint16()), size)
-    with pa.ipc.new_stream(str(path), pa.schema([("input_ids", column.type)])) as writer:
-        writer.write_table(pa.table({"input_ids": column}))
+    schema = block_schema(manifest["block_size"])
+    with stream_writer(path, schema) as writer:
+        writer.write_table(pa.table([pa.FixedSizeListArray.from_arrays(pa.array(ids), manifest["block_size"])], schema))
     manifest["shards"][0]["sha256"] = sha256(path)
     return path
 
@@ -80,6 +82,9 @@ def test_a_truncated_block_file_is_named_with_what_to_do(data):
     with pytest.raises(DataError, match="not a readable block file .* delete it and rerun") as refused:
         verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
     assert str(path) in str(refused.value)
+    named = re.escape(manifest["shards"][0]["path"])  # as the manifest names it
+    with pytest.raises(DataError, match=f"{named}: not a readable block file .* delete it and rerun"):
+        BlockDataset(str(manifest_path), "train")  # the training data reads it as pre-flight does
 
 
 def test_splits_and_vocabulary_are_checked(data):

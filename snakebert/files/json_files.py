@@ -1,11 +1,19 @@
-"""The pipeline's own JSON files (the data jobs' stats, the manifest), read back by the jobs after them."""
+"""The pipeline's own JSON files (the data jobs' stats, the manifest, metrics), written atomically and read back by
+the jobs after them."""
 
 import json
+import os
 from pathlib import Path
 
-from .errors import DataError
+from ..errors import DataError
+from . import REBUILD, unreadable
+from .atomic import atomic_path
 
-REBUILD = "delete it and rerun to rebuild it"
+
+def write_json(path: str | os.PathLike, value) -> None:
+    """`value` as indented JSON with a final newline, written atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(value, indent=1) + "\n")
 
 
 def read_json(path: str, what: str = "stats file") -> dict:
@@ -13,7 +21,7 @@ def read_json(path: str, what: str = "stats file") -> dict:
     try:
         return json.loads(Path(path).read_text())
     except (OSError, ValueError) as error:
-        raise DataError(f"{path}: not a readable {what} ({error}); {REBUILD}") from None
+        raise unreadable(path, what, error) from None
 
 
 def read_fields(path: str, fields: dict[str, type], what: str = "stats file") -> dict:

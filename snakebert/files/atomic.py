@@ -2,14 +2,13 @@
 
 import errno
 import glob
-import json
 import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import DataError
+from ..errors import DataError
 
 
 @contextmanager
@@ -51,9 +50,3 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
     elif path.exists() or path.is_symlink():
         path.unlink()
-
-
-def write_json(path: str | os.PathLike, value) -> None:
-    """`value` as indented JSON with a final newline, written atomically."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(value, indent=1) + "\n")
