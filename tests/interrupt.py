@@ -8,9 +8,13 @@ scheduler would, for tests/workflow/test_stop_request.py, test_stop_ranks.py and
                                                            written), as when the node dies
     python tests/interrupt.py term-in-evaluation RANK ...  rank RANK sends SIGTERM to its process group (every rank
                                                            and the launcher) as the first evaluation starts
+    python tests/interrupt.py wait-for-stop STEP ...       the last rank says `rank R: waiting for a stop signal
+                                                           after step STEP` on stdout and waits there until a stop
+                                                           signal reaches it: a signal sent once that line is out
+                                                           stops the run at STEP, however long it took to come
 
-Whatever kills a process group is started in a session of its own (a workflow run's pretrain job goes through
-here with helpers.interrupting_env)."""
+Whatever signals or kills a process group is started in a session of its own (a workflow run's pretrain job goes
+through here with helpers.interrupting_env)."""
 
 import os
 import runpy
@@ -23,12 +27,13 @@ from transformers import Trainer
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the package scripts/pretrain.py imports, so that what is replaced here is what it runs
 
-from snakebert.training.trainers import SealedCheckpoints  # noqa: E402 (the checkout is on the path)
+from snakebert.training.stop_request import STOP_SIGNALS, StopOnRequest  # noqa: E402 (the checkout is on the path)
+from snakebert.training.trainers import SealedCheckpoints  # noqa: E402
 
 POINT, WHEN = sys.argv.pop(1), int(sys.argv.pop(1))
 save_optimizer, evaluate = Trainer._save_optimizer_and_scheduler, Trainer.evaluate
-sealed_save = SealedCheckpoints._save_checkpoint
-RANK = int(os.environ.get("RANK", "0"))
+sealed_save, step_end = SealedCheckpoints._save_checkpoint, StopOnRequest.on_step_end
+RANK, LAST_RANK = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1")) - 1
 
 
 def dying_save(self, output_dir):
@@ -51,12 +56,37 @@ def signalled_evaluation(self, *args, **kwargs):
     return evaluate(self, *args, **kwargs)
 
 
+def wait_for_stop_signal() -> None:
+    """Return once a stop signal has arrived: CPython writes the number of each signal it handles to the wakeup
+    file, whichever thread the signal reached; the handler itself has run when the next Python function starts."""
+    awaken, wake = os.pipe()
+    os.set_blocking(wake, False)
+    previous = signal.set_wakeup_fd(wake)
+    try:
+        print(f"rank {RANK}: waiting for a stop signal after step {WHEN}", flush=True)
+        while os.read(awaken, 1)[0] not in STOP_SIGNALS:
+            pass
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(awaken)
+        os.close(wake)
+
+
+def interrupted_step_end(self, args, state, control, **kwargs):
+    """At the end of step WHEN, before the ranks agree on a stop, the last rank waits for a stop signal."""
+    if state.global_step == WHEN and RANK == LAST_RANK:
+        wait_for_stop_signal()
+    return step_end(self, args, state, control, **kwargs)
+
+
 if POINT == "kill-in-save":
     Trainer._save_optimizer_and_scheduler = dying_save
 elif POINT == "kill-after-save":
     SealedCheckpoints._save_checkpoint = save_then_die
 elif POINT == "term-in-evaluation":
     Trainer.evaluate = signalled_evaluation
+elif POINT == "wait-for-stop":
+    StopOnRequest.on_step_end = interrupted_step_end
 else:
     raise SystemExit(f"unknown interruption {POINT!r}")
 sys.argv[0] = str(REPO / "scripts/pretrain.py")
