@@ -1,5 +1,6 @@
-"""Run scripts/pretrain.py (the arguments after the first two) and interrupt it at a chosen point, as a node or a
-scheduler would, for tests/workflow/test_stop_request.py, test_stop_ranks.py and test_training.py:
+"""Run scripts/pretrain.py (the arguments after the first two) and interrupt it at a chosen point, as a node, a
+scheduler or a user would, for tests/workflow/test_stop_request.py, test_stop_ranks.py, test_stop_local.py and
+test_training.py:
 
     python tests/interrupt.py kill-in-save STEP ...        SIGKILL in the middle of the checkpoint save at STEP:
                                                            the model and the first bytes of the optimizer written
@@ -12,6 +13,11 @@ scheduler would, for tests/workflow/test_stop_request.py, test_stop_ranks.py and
                                                            after step STEP` on stdout and waits there until a stop
                                                            signal reaches it: a signal sent once that line is out
                                                            stops the run at STEP, however long it took to come
+    python tests/interrupt.py term-group-after-step STEP   the first rank sends SIGTERM to its process group after
+                                                           step STEP
+    python tests/interrupt.py term-leader-after-step STEP  the first rank sends SIGTERM after step STEP to its
+                                                           process group's leader alone (a snakemake started in a
+                                                           session of its own)
 
 Whatever signals or kills a process group is started in a session of its own (a workflow run's pretrain job goes
 through here with helpers.interrupting_env)."""
@@ -73,9 +79,14 @@ def wait_for_stop_signal() -> None:
 
 
 def interrupted_step_end(self, args, state, control, **kwargs):
-    """At the end of step WHEN, before the ranks agree on a stop, the last rank waits for a stop signal."""
-    if state.global_step == WHEN and RANK == LAST_RANK:
-        wait_for_stop_signal()
+    """At the end of step WHEN, before the ranks agree on a stop: the interruption POINT names."""
+    if state.global_step == WHEN:
+        if POINT == "wait-for-stop" and RANK == LAST_RANK:
+            wait_for_stop_signal()
+        elif POINT == "term-group-after-step" and RANK == 0:
+            os.killpg(os.getpgid(0), signal.SIGTERM)
+        elif POINT == "term-leader-after-step" and RANK == 0:
+            os.kill(os.getpgid(0), signal.SIGTERM)
     return step_end(self, args, state, control, **kwargs)
 
 
@@ -85,7 +96,7 @@ elif POINT == "kill-after-save":
     SealedCheckpoints._save_checkpoint = save_then_die
 elif POINT == "term-in-evaluation":
     Trainer.evaluate = signalled_evaluation
-elif POINT == "wait-for-stop":
+elif POINT in ("wait-for-stop", "term-group-after-step", "term-leader-after-step"):
     StopOnRequest.on_step_end = interrupted_step_end
 else:
     raise SystemExit(f"unknown interruption {POINT!r}")
