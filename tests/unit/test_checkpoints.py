@@ -5,6 +5,7 @@ import json
 import signal
 
 import pytest
+from test_static_shapes import tiny_trainer
 
 from snakebert.errors import DataError
 from snakebert.training import stop_request
@@ -115,3 +116,13 @@ def test_a_deadline_stop_says_so_in_its_line():
     assert str(stopped(stop, "ck")).startswith("stopped on request (the job's deadline) at step 120: checkpoint saved")
     stop.signal = signal.SIGUSR1
     assert "(SIGUSR1)" in str(stopped(stop, "ck"))
+
+
+def test_the_save_time_a_checkpoint_records_is_the_one_the_deadline_counts(tiny_data, tmp_path):
+    trainer = tiny_trainer(tiny_data, tmp_path)
+    trainer.args.max_steps = trainer.args.save_steps = 2  # one save, at the end
+    trainer.train()
+    [saved] = complete_checkpoints(tmp_path)
+    assert saved.name == "checkpoint-2"
+    recorded = json.loads((saved / COMPLETE_FILE).read_text())["save_seconds"]
+    assert recorded > 0 and trainer.segment.save_seconds == trainer.save_seconds == recorded
