@@ -4,6 +4,7 @@ built by the library's own functions, and real snakemake runs in a temporary wor
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -59,6 +60,22 @@ def wait_all(processes: list[subprocess.Popen], timeout: float) -> list[int]:
 def snakemake_env() -> dict:
     """The environment for a workflow run: this interpreter's `python` first on PATH."""
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+
+def interrupting_env(folder: Path, point: str, when: int) -> dict:
+    """The environment for a workflow run whose pretrain job, launched as one rank (plain `python`), runs through
+    tests/interrupt.py `point` `when`: a `python` written into `folder` and first on PATH starts scripts/pretrain.py
+    through the harness, anything else as this interpreter does."""
+    python, harness = shlex.quote(sys.executable), shlex.quote(str(REPO / "tests/interrupt.py"))
+    shim = folder / "python"
+    shim.write_text(
+        "#!/bin/sh\n"
+        f'case "$1" in *scripts/pretrain.py) shift; exec {python} {harness} {point} {when} "$@";; esac\n'
+        f'exec {python} "$@"\n'
+    )
+    shim.chmod(0o755)
+    environment = snakemake_env()
+    return {**environment, "PATH": f"{folder}{os.pathsep}{environment['PATH']}"}
 
 
 def snakemake(

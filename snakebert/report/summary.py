@@ -8,6 +8,7 @@ from pathlib import Path
 from ..data.manifest import read_manifest
 from ..files.atomic import atomic_path
 from ..files.json_files import read_json
+from ..training.checkpoints import step_ranges
 from .downstream import task_rows
 
 STYLE = "body{font-family:sans-serif;font-size:14px}th{text-align:left;padding-top:1em}td{padding:2px 1em}"
@@ -54,7 +55,7 @@ def calibration_rows(calibration: dict | None, training: dict) -> list[tuple[str
 
 def segment_steps(segments: list[dict]) -> str:
     """How many jobs a run took (stops on a signal or at a deadline, then resumes), and the steps each trained."""
-    return f"{len(segments)}: " + ", ".join(f"{part['first_step']:,}-{part['last_step']:,}" for part in segments)
+    return f"{len(segments)}: {step_ranges(segments, grouped=True)}"
 
 
 def rows(manifest: dict, training: dict, evaluation: dict, calibration: dict | None) -> dict[str, list]:

@@ -107,6 +107,13 @@ class Segment:
         return [*self.earlier, {"first_step": self.first_step, "last_step": last_step}]
 
 
+def step_ranges(segments: list[dict], grouped: bool = False) -> str:
+    """The steps of each segment record (Segment.segments), `first-last` joined by commas; `grouped`: thousands
+    separated by commas, as the report writes numbers."""
+    digits = "," if grouped else ""
+    return ", ".join(f"{part['first_step']:{digits}}-{part['last_step']:{digits}}" for part in segments)
+
+
 def _differences(inputs: dict, other: dict, prefix: str = "") -> list[str]:
     keys = sorted(set(inputs) | set(other))
     changed = []

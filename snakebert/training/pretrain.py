@@ -16,7 +16,7 @@ from ..errors import DataError
 from ..files.atomic import atomic_path
 from .backends import rank, world_size
 from .block_dataset import BlockDataset, split_indices
-from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory
+from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory, step_ranges
 from .job import TrainingJob
 from .masking import BlockCollator, predictions_per_block
 from .model import masked_positions_model, model_config, save_masked_lm
@@ -251,9 +251,9 @@ def pretrain(job: TrainingJob, out: str) -> dict:
 
 def segment_line(segment: Segment, max_steps: int, deadline: Deadline) -> str:
     """What the log says of this job's part of the run when it starts."""
-    earlier = ", ".join(f"{part['first_step']}-{part['last_step']}" for part in segment.earlier)
-    line = f"segment {len(segment.earlier) + 1} of the run: steps {segment.first_step}-{max_steps}"
-    line += f" (earlier segments trained steps {earlier})" if earlier else ""
+    *earlier, this_job = segment.segments(max_steps)
+    line = f"segment {len(earlier) + 1} of the run: steps {step_ranges([this_job])}"
+    line += f" (earlier segments trained steps {step_ranges(earlier)})" if earlier else ""
     if deadline.end is not None:
         end = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(deadline.end))
         line += f"; the job ends at {end}: the run saves and stops {deadline.margin / 60:g} minutes, a step and a"

@@ -43,7 +43,10 @@ class SamplerEpoch(TrainerCallback):
 
 class SealedCheckpoints:
     """A trainer mixin: a checkpoint is marked complete (checkpoints.seal, with what `record_of` adds) once every
-    rank has written its part of it; resume takes only such checkpoints."""
+    rank has written its part of it; resume takes only such checkpoints. `save_seconds`: how long the last save took
+    until every rank had written its part, as the record says."""
+
+    save_seconds: float | None = None
 
     def record_of(self, step: int) -> dict:
         return {}
@@ -52,9 +55,10 @@ class SealedCheckpoints:
         started = time.monotonic()
         super()._save_checkpoint(model, trial)
         self.accelerator.wait_for_everyone()  # every rank's files of this checkpoint are written
+        self.save_seconds = time.monotonic() - started
         if self.is_world_process_zero():
             step = self.state.global_step
-            record = {"step": step, "save_seconds": time.monotonic() - started, **self.record_of(step)}
+            record = {"step": step, "save_seconds": self.save_seconds, **self.record_of(step)}
             seal(Path(self.args.output_dir) / f"checkpoint-{step}", record)
 
 
@@ -72,11 +76,10 @@ class PhaseTraining(EpochOrder, SealedCheckpoints):
         return {"segments": self.segment.segments(step)}
 
     def _save_checkpoint(self, model, trial):
-        started = time.monotonic()
         super()._save_checkpoint(model, trial)
         if self.is_world_process_zero():
             rotate(Path(self.args.output_dir), self.settings["save_total_limit"])
-        self.segment.save_seconds = time.monotonic() - started
+        self.segment.save_seconds = self.save_seconds
 
     def get_train_dataloader(self):
         # transformers 4.51 takes the batch size of the checkpoint it resumes, at a phase boundary the previous

@@ -5,8 +5,10 @@ import json
 import signal
 
 import pytest
+from test_static_shapes import tiny_trainer
 
 from snakebert.errors import DataError
+from snakebert.report.summary import segment_steps
 from snakebert.training import stop_request
 from snakebert.training.checkpoints import (
     COMPLETE_FILE,
@@ -18,6 +20,7 @@ from snakebert.training.checkpoints import (
     run_directory,
     seal,
 )
+from snakebert.training.pretrain import segment_line
 from snakebert.training.stop_request import DEADLINE, Deadline, StopOnRequest, job_end_time, stopped
 
 SETTINGS = {"training": {"learning_rate": 0.001, "max_steps": 100}, "world_size": 1}
@@ -115,3 +118,21 @@ def test_a_deadline_stop_says_so_in_its_line():
     assert str(stopped(stop, "ck")).startswith("stopped on request (the job's deadline) at step 120: checkpoint saved")
     stop.signal = signal.SIGUSR1
     assert "(SIGUSR1)" in str(stopped(stop, "ck"))
+
+
+def test_the_save_time_a_checkpoint_records_is_the_one_the_deadline_counts(tiny_data, tmp_path):
+    trainer = tiny_trainer(tiny_data, tmp_path)
+    trainer.args.max_steps = trainer.args.save_steps = 2  # one save, at the end
+    trainer.train()
+    [saved] = complete_checkpoints(tmp_path)
+    assert saved.name == "checkpoint-2"
+    recorded = json.loads((saved / COMPLETE_FILE).read_text())["save_seconds"]
+    assert recorded > 0 and trainer.segment.save_seconds == trainer.save_seconds == recorded
+
+
+def test_the_log_and_the_report_name_the_segments_steps_alike_the_report_with_thousands_separated():
+    segment = Segment(1201, [{"first_step": 1, "last_step": 1200}])
+    line = "segment 2 of the run: steps 1201-3000 (earlier segments trained steps 1-1200)"
+    assert segment_line(segment, 3000, Deadline(None, None, segment)) == line
+    assert segment_steps(segment.segments(3000)) == "2: 1-1,200, 1,201-3,000"
+    assert segment_line(Segment(), 60, Deadline(None, None, Segment())) == "segment 1 of the run: steps 1-60"

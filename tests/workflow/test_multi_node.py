@@ -11,19 +11,38 @@ import sys
 import numpy as np
 import pytest
 from helpers import PHASE_BLOCK_SIZE, REPO, TINY_TRAINING, build_tiny_data, snakemake_env, wait_all
+from torch.distributed import TCPStore
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
+from snakebert.training.allocation import rendezvous_port
 from snakebert.training.block_dataset import EpochSampler, split_indices
 
 
-def free_job_id() -> int:
-    """A SLURM job ID whose rendezvous port (29500 + ID % 1000) is free here."""
+@contextlib.contextmanager
+def held_rendezvous():
+    """A SLURM job ID whose rendezvous port (allocation.rendezvous_port) this process binds and serves the c10d
+    store on while the nodes run, so that no other process can take the port between its choice and its use. Each
+    node's torchrun, finding the port taken, connects to the store there, as c10d's rendezvous does on a node that
+    does not host it."""
     for job_id in range(1000):
-        with socket.socket() as probe:
-            if probe.connect_ex(("localhost", 29500 + job_id)) != 0:
-                return job_id
-    raise AssertionError("no free port in 29500-30499")
+        port = rendezvous_port({"SLURM_JOB_ID": str(job_id)})
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the store's own socket: TIME_WAIT is free
+        try:
+            listener.bind(("localhost", port))
+            listener.listen()
+        except OSError:
+            listener.close()
+            continue
+        served = {"is_master": True, "multi_tenant": True, "wait_for_workers": False}
+        store = TCPStore("localhost", port, master_listen_fd=listener.detach(), **served)  # it closes the socket
+        try:
+            yield job_id
+        finally:
+            del store
+        return
+    raise AssertionError("no free rendezvous port in 29500-30499")
 
 
 def run_on_two_nodes(folder, script: str, data, settings: dict, *arguments: str) -> str:
@@ -35,8 +54,8 @@ def run_on_two_nodes(folder, script: str, data, settings: dict, *arguments: str)
         "--tokenizer", str(data.tokenizer), "--model", json.dumps(TINY_TRAINING["model"]),
         "--settings", json.dumps(settings), "--threads", "1", *arguments,
     ]  # fmt: skip
-    job = free_job_id()
     with contextlib.ExitStack() as files:
+        job = files.enter_context(held_rendezvous())
         nodes = []
         for node in (0, 1):
             slurm = {"SLURM_JOB_ID": str(job), "SLURM_JOB_NODELIST": "localhost,127.0.0.1", "SLURM_NODEID": str(node)}

@@ -8,15 +8,14 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
-from helpers import REPO, snakemake, snakemake_env, training_config
+from helpers import REPO, interrupting_env, snakemake, training_config
 
 from snakebert.training.checkpoints import COMPLETE_FILE
 
-SETTINGS = {"max_steps": 1000, "save_steps": 100_000, "logging_steps": 100, "eval_steps": 100_000}
-STARTED = "the first batch of epoch 0 reads train blocks"
+SETTINGS = {"max_steps": 200, "save_steps": 100_000, "logging_steps": 100, "eval_steps": 100_000}
+SIGNAL_STEP = 100
 
 
 @pytest.fixture(scope="module")
@@ -31,21 +30,15 @@ def prepared(tmp_path_factory):
 
 
 def signalled_snakemake(workdir, to_group: bool) -> int:
-    """`snakemake results/model` sent SIGTERM (to its process group or to it alone) once pretraining has started."""
+    """`snakemake results/model`, sent SIGTERM (to its process group or to it alone) by the pretrain job after step
+    SIGNAL_STEP (tests/interrupt.py)."""
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
     command += ["--configfile", str(workdir / "test-config.yaml")]
+    point = "term-group-after-step" if to_group else "term-leader-after-step"
     process = subprocess.Popen(
-        command, cwd=workdir, env=snakemake_env(), start_new_session=True,
+        command, cwd=workdir, env=interrupting_env(workdir.parent, point, SIGNAL_STEP), start_new_session=True,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    log = workdir / "logs/pretrain.log"
-    while STARTED not in (log.read_text() if log.exists() else ""):
-        assert process.poll() is None, "snakemake ended before pretraining started"
-        time.sleep(0.1)  # waits for a line in the log; no outcome depends on the time
-    if to_group:
-        os.killpg(process.pid, signal.SIGTERM)
-    else:
-        process.send_signal(signal.SIGTERM)
     try:
         return process.wait(timeout=300)
     finally:
@@ -61,7 +54,7 @@ def test_a_sigterm_to_the_process_group_saves_the_step_and_a_plain_rerun_resumes
     found = re.search(r"stopped on request \(SIGTERM\) at step (\d+): checkpoint saved in (\S+)/checkpoint-\1;", log)
     assert found, log
     step = int(found.group(1))
-    assert step < SETTINGS["max_steps"] and (workdir / found.group(2) / f"checkpoint-{step}" / COMPLETE_FILE).exists()
+    assert step == SIGNAL_STEP and (workdir / found.group(2) / f"checkpoint-{step}" / COMPLETE_FILE).exists()
     assert not (workdir / "results/model").exists()
 
     snakemake(workdir, "results/model", "--configfile", str(workdir / "test-config.yaml"))  # no --unlock

@@ -20,6 +20,7 @@ from snakebert.training.checkpoints import COMPLETE_FILE
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "save_steps": 1000}  # no periodic checkpoint
 TIMEOUT = 180  # seconds a case may take: a hang fails it, it does not stall the suite
 STOP_LINE = r"stopped on request \(SIGTERM\) at step (\d+): checkpoint saved"
+STOP_STEP = 10  # where rank 1 waits for the signal (tests/interrupt.py wait-for-stop)
 
 
 @pytest.fixture(scope="module")
@@ -61,26 +62,25 @@ def send(process: subprocess.Popen, to: str) -> None:
 
 
 def stopped_run(data, folder, to: str) -> tuple[int, str]:
-    """A torchrun of 2 ranks stopped by a SIGTERM `to` a process, once both ranks have printed their first batch
+    """A torchrun of 2 ranks stopped by a SIGTERM `to` a process once rank 1 waits for a signal after step STOP_STEP
     (for "an evaluation": sent by rank 1 to the group as its first evaluation starts); its exit and output."""
-    harness = ("term-in-evaluation", "1") if to == "an evaluation" else ()
+    harness = ("term-in-evaluation", "1") if to == "an evaluation" else ("wait-for-stop", str(STOP_STEP))
     process = subprocess.Popen(
         torchrun(data, folder, harness), env=snakemake_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True, start_new_session=True,
     )  # fmt: skip
-    lines, ready = [], set()
+    lines = []
     try:
         for line in process.stdout:
             lines.append(line)
-            ready |= set(re.findall(r"rank (\d) of 2: the first batch", line))
-            if ready == {"0", "1"} and not harness:
+            if f"rank 1: waiting for a stop signal after step {STOP_STEP}" in line:
                 send(process, to)
                 break
-        lines += process.stdout.readlines()
-        return process.wait(timeout=TIMEOUT), "".join(lines)
+        status = process.wait(timeout=TIMEOUT)  # what the ranks say after the signal fits in the pipe
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
+    return status, "".join(lines + process.stdout.readlines())
 
 
 @pytest.fixture(scope="module")
@@ -100,12 +100,10 @@ def test_a_sigterm_to_any_process_stops_every_rank_at_one_saved_step_and_the_rer
     assert status == STOPPED_EXIT and "Traceback" not in output, output
     assert "the ranks stopped on request: their lines above name the checkpoint" in output
     [step] = steps
-    assert 1 <= step < SETTINGS["max_steps"]
+    assert step == (SETTINGS["eval_steps"] + 1 if to == "an evaluation" else STOP_STEP)  # the step after an evaluation
     [saved] = (tmp_path / "checkpoints").glob("*/checkpoint-*")
     assert saved.name == f"checkpoint-{step}" and (saved / COMPLETE_FILE).exists()
     assert {path.name for path in saved.glob("rng_state_*.pth")} == {"rng_state_0.pth", "rng_state_1.pth"}
-    if to == "an evaluation":
-        assert step == SETTINGS["eval_steps"] + 1  # the step after the evaluation it came in
 
     resumed = subprocess.run(
         torchrun(data, tmp_path), env=snakemake_env(), capture_output=True, text=True, timeout=TIMEOUT

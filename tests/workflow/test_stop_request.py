@@ -17,7 +17,8 @@ from snakebert.training.checkpoints import COMPLETE_FILE
 from snakebert.training.stop_request import StopRequest
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "save_steps": 1000}  # no periodic checkpoint
-FIRST_BATCH = "the first batch of epoch 0 reads train blocks"
+STOP_STEP = 10  # where the run waits for its signal (tests/interrupt.py wait-for-stop)
+HARNESS = [sys.executable, str(REPO / "tests/interrupt.py")]
 
 
 @pytest.fixture(scope="module")
@@ -36,18 +37,23 @@ def pretrain_command(data, folder, **settings) -> list[str]:
 
 
 def signalled_run(data, folder, number: int) -> tuple[int, str]:
-    """The run sent `number` once it has printed its first batch (before or at its first steps): exit, output."""
+    """The run sent `number` once it waits for a signal after step STOP_STEP: exit, output."""
     process = subprocess.Popen(
-        pretrain_command(data, folder), env=snakemake_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+        [*HARNESS, "wait-for-stop", str(STOP_STEP), *pretrain_command(data, folder)[2:]],
+        env=snakemake_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
     lines = []
-    for line in process.stdout:
-        lines.append(line)
-        if FIRST_BATCH in line:
-            process.send_signal(number)
-            break
-    lines += process.stdout.readlines()
-    return process.wait(timeout=300), "".join(lines)
+    try:
+        for line in process.stdout:
+            lines.append(line)
+            if f"waiting for a stop signal after step {STOP_STEP}" in line:
+                process.send_signal(number)
+                break
+        status = process.wait(timeout=300)  # what the run says after the signal fits in the pipe
+    finally:
+        if process.poll() is None:
+            process.kill()
+    return status, "".join(lines + process.stdout.readlines())
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +72,7 @@ def test_a_signal_saves_a_checkpoint_stops_and_the_rerun_ends_bit_identical(data
     )
     assert found and "Traceback" not in output, output
     step = int(found.group(1))
-    assert 1 <= step < SETTINGS["max_steps"]
+    assert step == STOP_STEP
     assert [path.name for path in (tmp_path / "checkpoints").glob("*/checkpoint-*")] == [f"checkpoint-{step}"]
     assert not (tmp_path / "model").exists()
 
@@ -89,9 +95,8 @@ def test_the_handlers_are_the_callers_again_after_the_run():
 def test_a_checkpoint_whose_save_was_killed_is_named_skipped_and_the_run_resumes_from_the_one_before(
     data, unbroken, tmp_path
 ):
-    harness = [sys.executable, str(REPO / "tests/interrupt.py"), "kill-in-save", "40"]
     killed = subprocess.run(
-        harness + pretrain_command(data, tmp_path, save_steps=20)[2:],
+        [*HARNESS, "kill-in-save", "40", *pretrain_command(data, tmp_path, save_steps=20)[2:]],
         env=snakemake_env(), capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert killed.returncode == -signal.SIGKILL, killed.stderr

@@ -7,10 +7,9 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
-from helpers import REPO, planned_jobs, snakemake, snakemake_env, training_config
+from helpers import REPO, interrupting_env, planned_jobs, snakemake, training_config
 from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from snakebert.training.checkpoints import COMPLETE_FILE
@@ -62,16 +61,6 @@ def test_training_settings_rerun_no_data_rule(trained):
     assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1, **report}
 
 
-def wait_for_checkpoint(workdir, process):
-    """Block until the first checkpoint marked complete exists (or the run ends); return its path."""
-    while process.poll() is None:
-        found = sorted(workdir.glob(f"checkpoints/pretrain/*/checkpoint-*/{COMPLETE_FILE}"))
-        if found:
-            return found[0].parent
-        time.sleep(0.05)
-    raise AssertionError("training ended before writing a checkpoint")
-
-
 RESUMABLE = {"max_steps": 400, "save_steps": 50, "logging_steps": 25, "eval_steps": 100}
 TIMINGS = {"train_runtime", "train_samples_per_second", "train_steps_per_second", "eval_runtime"}
 TIMINGS |= {"eval_samples_per_second", "eval_steps_per_second"}
@@ -90,36 +79,37 @@ def test_a_killed_run_resumed_by_snakemake_ends_bit_identical_to_an_uninterrupte
     snakemake(straight, "results/model", config=training_config(straight, pretrain=RESUMABLE))
     config = training_config(killed, pretrain=RESUMABLE)
     snakemake(killed, "results/dataset/manifest.json", config=config)
+    # the node dies once the first checkpoint is complete: snakemake, the job's shell and training, all at once
+    first = RESUMABLE["save_steps"]
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
     command += ["--configfile", str(killed / "test-config.yaml")]
     process = subprocess.Popen(
-        command,
-        cwd=killed,
-        env=snakemake_env(),
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    checkpoint = wait_for_checkpoint(killed, process)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait(timeout=60)
+        command, cwd=killed, env=interrupting_env(tmp_path, "kill-after-save", first), start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        output, _ = process.communicate(timeout=300)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == -signal.SIGKILL, output
     assert not (killed / "results/model").exists()
-    done_steps = int(checkpoint.name.split("-")[1])
-    assert done_steps < RESUMABLE["max_steps"]
+    [run] = [path.parent for path in killed.glob("checkpoints/pretrain/*/fingerprint.json")]
+    assert [path.name for path in run.glob("checkpoint-*")] == [f"checkpoint-{first}"]
+    assert json.loads((run / f"checkpoint-{first}" / COMPLETE_FILE).read_text())["step"] == first
 
     snakemake(killed, "--unlock", config=config)
     snakemake(killed, "results/model", config=config)
-    log = (killed / "logs/pretrain.log").read_text()
-    assert "resuming from" in log and "checkpoint-" in log
+    resumed = f"{run.relative_to(killed)}/checkpoint-{first}"
+    assert f"resuming from {resumed} (step {first})" in (killed / "logs/pretrain.log").read_text()
     metrics = json.loads((killed / "results/model/training_metrics.json").read_text())
-    assert metrics["steps"] == RESUMABLE["max_steps"]
-    assert int(metrics["resumed_from"].rsplit("-", 1)[1]) >= done_steps
+    assert metrics["steps"] == RESUMABLE["max_steps"] and metrics["resumed_from"] == resumed
     weights = [(workdir / "results/model/model.safetensors").read_bytes() for workdir in (straight, killed)]
     assert weights[0] == weights[1]
     history = history_without_timings(killed)
     assert history == history_without_timings(straight)
     assert history[0]["step"] == 1 and history[-1]["step"] == RESUMABLE["max_steps"]
-    kept = sorted(path.name for path in checkpoint.parent.glob("checkpoint-*"))
+    kept = sorted(path.name for path in run.glob("checkpoint-*"))
     assert kept == ["checkpoint-350", "checkpoint-400"]  # save_total_limit: 2
 
     changed = training_config(killed, pretrain={**RESUMABLE, "max_steps": 100, "learning_rate": 0.002})
