@@ -4,12 +4,14 @@ errors.STOPPED_EXIT and one line.
 
 Open MPI's mpirun (4.1) answers SIGTERM or SIGINT by sending its ranks SIGCONT, SIGTERM and then SIGKILL, each
 odls_base_sigkill_timeout seconds after the one before (1 by default: a rank in the middle of a save dies), and
-passes SIGUSR1 on at once. So the launcher sets that timeout to half of pass_on.SHUTDOWN_SECONDS and passes every
-stop signal on to mpirun as SIGUSR1. mpirun's own status is 1 whenever it got a signal itself, as under SLURM, which
-signals every process of a step; so each rank that stops on request leaves a file in a folder the launcher names
-(stop_request.STOP_REPORTS), with its stop line, and the launch stopped on request when every rank did. A signalled
-mpirun also sleeps through its whole kill sequence after its ranks have exited, and then drops what they wrote last;
-the launcher ends it once it has no ranks left, and says their stop line itself."""
+handles nothing else in the meantime. So the launcher sets that timeout to half of pass_on.SHUTDOWN_SECONDS, and
+passes every stop signal on to the ranks themselves (mpirun's children, on this node), not through an mpirun that
+may be in that sequence already (a Ctrl-C reaches the launcher and mpirun at once). mpirun's own status is 1
+whenever it got a signal itself, as under SLURM, which signals every process of a step; so each rank that stops on
+request leaves a file in a folder the launcher names (stop_request.STOP_REPORTS), with its stop line, and the launch
+stopped on request when every rank did. A signalled mpirun also waits out its whole kill sequence after its ranks
+have exited, and then drops what they wrote last; the launcher ends it once it has no ranks left, and says their stop
+line itself."""
 
 import contextlib
 import os
@@ -27,6 +29,11 @@ from .stop_request import STOP_REPORTS
 KILL_WAIT = "OMPI_MCA_odls_base_sigkill_timeout"
 
 
+def ranks() -> list[int]:
+    """The ranks: the children of this process's child, mpirun (DistributedRunner's shell execs it)."""
+    return [rank for mpirun in children() for rank in children(mpirun)]
+
+
 def end_idle_mpirun(pass_on: PassOn) -> None:
     """Once a stop signal came, end the mpirun (this process's child) that has no ranks left: it is only waiting."""
     while True:
@@ -41,7 +48,7 @@ def launch(runner, world_size: int) -> int | None:
     """Run optimum-habana's DistributedRunner `runner`, built for mpirun and `world_size` ranks, to its end: its
     status (None: all ranks succeeded), or StoppedOnRequest."""
     os.environ.setdefault(KILL_WAIT, str(SHUTDOWN_SECONDS // 2))
-    pass_on = PassOn(as_signal=signal.SIGUSR1)
+    pass_on = PassOn(ranks)
     pass_on.install()
     threading.Thread(target=end_idle_mpirun, args=(pass_on,), daemon=True).start()
     with tempfile.TemporaryDirectory(prefix="snakebert-stops-") as reports:

@@ -1,11 +1,11 @@
-"""A launcher's part in a stop: it passes each stop signal it gets on to its children (the ranks, or the launcher
-that starts them), which save and stop (stop_request.py), and kills the children still running SHUTDOWN_SECONDS
-after the first signal."""
+"""A launcher's part in a stop: it passes each stop signal it gets on to the ranks, which save and stop
+(stop_request.py), and kills the ranks still running SHUTDOWN_SECONDS after the first signal."""
 
 import contextlib
 import os
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from .stop_request import STOP_SIGNALS
@@ -28,31 +28,31 @@ def children(parent: int | None = None) -> list[int]:
     return found
 
 
-def _signal_children(number: int) -> None:
-    for pid in children():
-        with contextlib.suppress(ProcessLookupError):  # a child that has just exited
+def _signal_all(pids: list[int], number: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):  # one that has just exited
             os.kill(pid, number)
 
 
 class PassOn:
-    """Signal handlers that pass each stop signal on to the children, as the signal it is or as `as_signal`, and
-    kill them SHUTDOWN_SECONDS after the first."""
+    """Signal handlers that pass each stop signal on to the processes `targets` lists (this process's children by
+    default), and kill them SHUTDOWN_SECONDS after the first."""
 
-    def __init__(self, as_signal: int | None = None) -> None:
-        self.as_signal = as_signal
+    def __init__(self, targets: Callable[[], list[int]] = children) -> None:
+        self.targets = targets
         self.deadline = None
-
-    def install(self) -> None:
-        for number in STOP_SIGNALS:
-            signal.signal(number, self.handle)
 
     @property
     def signalled(self) -> bool:
         return self.deadline is not None
 
+    def install(self) -> None:
+        for number in STOP_SIGNALS:
+            signal.signal(number, self.handle)
+
     def handle(self, number: int, frame) -> None:
-        _signal_children(self.as_signal or number)
+        _signal_all(self.targets(), number)
         if self.deadline is None:
-            self.deadline = threading.Timer(SHUTDOWN_SECONDS, _signal_children, (signal.SIGKILL,))
+            self.deadline = threading.Timer(SHUTDOWN_SECONDS, lambda: _signal_all(self.targets(), signal.SIGKILL))
             self.deadline.daemon = True
             self.deadline.start()

@@ -114,9 +114,14 @@ AccountingStorageTRES=gres/hpu,gres/gpu
 JobCompType=jobcomp/none
 GresTypes=hpu,gpu
 NodeName=$NODE NodeAddr=127.0.0.1 $hardware Gres=hpu:8,gpu:8 Features=dl1 State=UNKNOWN
-PartitionName=cpu Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
+# a job in the higher tier's partition, urgent, preempts cpu's jobs by cancelling them after a grace time (the
+# other partitions' jobs never preempt each other: one tier)
+PreemptType=preempt/partition_prio
+PreemptMode=CANCEL
+PartitionName=cpu Nodes=$NODE Default=YES MaxTime=INFINITE State=UP GraceTime=120
 PartitionName=dl1 Nodes=$NODE MaxTime=INFINITE State=UP
 PartitionName=gpu Nodes=$NODE MaxTime=INFINITE State=UP
+PartitionName=urgent Nodes=$NODE MaxTime=INFINITE State=UP PriorityTier=2 PreemptMode=OFF
 EOF
   local gpu # stand-ins for the device files of 8 GPUs (null devices): SLURM counts a node's GPUs by their files
   for gpu in 0 1 2 3 4 5 6 7; do

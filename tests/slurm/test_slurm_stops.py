@@ -1,6 +1,6 @@
 """Long runs on the real SLURM test cluster (tests/slurm/cluster.sh): a pretrain job stopped by `scancel
---signal=TERM`, or by its time limit, saves a checkpoint and fails (exit 75); the profile's retries submit pretrain
-again, and the run resumes to the weights of one run never stopped."""
+--signal=TERM`, by a preemption or by its time limit, saves a checkpoint and fails (exit 75); the profile's retries
+submit pretrain again, and the run resumes to the weights of one run never stopped."""
 
 import json
 import re
@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 import pytest
 import yaml
 from helpers import REPO, snakemake, snakemake_env, training_config
-from test_slurm import QUICK_STATUS, cluster, fitted_profile, run, slurm_jobs  # noqa: F401 (cluster: a fixture)
+from test_slurm import ACCOUNT, QUICK_STATUS, cluster, fitted_profile, run, slurm_jobs  # noqa: F401 (cluster: a fixture)
 
 STARTED = "the first batch of epoch 0 reads train blocks"
 
@@ -47,8 +47,26 @@ def pretrain_attempts(run_id: str, since: datetime) -> list[dict]:
     return [job for job in slurm_jobs(run_id, since) if job["rule"] == "pretrain"]
 
 
-@pytest.mark.parametrize("profile", ["slurm-gpu", "slurm-cpu"])  # an srun of the launch's own; in the plugin's step
-def test_scancel_signal_term_saves_and_the_retry_resumes_to_the_unbroken_weights(workdir, tmp_path, cluster, profile):  # noqa: F811
+def scancel(job: str) -> None:
+    assert run("scancel", "--signal=TERM", job).returncode == 0
+
+
+def preempt(job: str) -> None:
+    """A job in the test cluster's higher-tier partition (urgent) that needs the whole node: SLURM preempts `job`
+    (PreemptMode=CANCEL, the cpu partition's GraceTime=120: SIGTERM, then 120 s before the kill)."""
+    done = run("sbatch", "--parsable", "-A", ACCOUNT, "-p", "urgent", "--exclusive", "--wrap", "true")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    "profile, stop",
+    [("slurm-gpu", scancel), ("slurm-cpu", scancel), ("slurm-cpu", preempt)],
+    ids=["scancel, the launch's own srun step", "scancel, in the plugin's step", "preemption with a grace time"],
+)
+def test_a_stop_saves_and_the_retry_resumes_to_the_unbroken_weights(workdir, tmp_path, cluster, profile, stop):  # noqa: F811
+    """`scancel --signal=TERM`, or a preemption that cancels the job after a grace time: the job saves and fails
+    (a job that ends within its grace time is FAILED, not PREEMPTED, so the plugin sees it end), and the retry
+    resumes."""
     config, unbroken = prepared(workdir, {"max_steps": 3000, "save_steps": 100_000, "logging_steps": 500})
     since = datetime.now() - timedelta(minutes=1)
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
@@ -63,7 +81,7 @@ def test_scancel_signal_term_saves_and_the_retry_resumes_to_the_unbroken_weights
             time.sleep(0.2)  # waits for a line in the log; no outcome depends on the time
         [job] = [line.split()[0] for line in run("squeue", "--noheader", "--format=%i %k").stdout.splitlines()
                  if line.split()[1:] == ["rule_pretrain"]]  # fmt: skip
-        assert run("scancel", "--signal=TERM", job).returncode == 0
+        stop(job)
         output, _ = process.communicate(timeout=600)
     finally:
         if process.poll() is None:
