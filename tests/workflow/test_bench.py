@@ -36,6 +36,7 @@ def test_train_loader_bench_reports_its_ratios(workdir):
         "--tokenizer", str(workdir / "results/tokenizer"), "--steps", "2", "--reps", "1",
     )  # fmt: skip
     assert set(report["steps_per_second"]) == {"ours", "in_memory", "run_mlm"}
+    assert all(len(runs) == 1 and runs[0] > 0 for runs in report["steps_per_second_runs"].values())
     assert report["ours/in_memory (goal >= 0.97)"] > 0 and report["ours/run_mlm (goal >= 1.0)"] > 0
 
 
