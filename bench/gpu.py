@@ -1,20 +1,26 @@
 """BERT MLM training throughput on one GPU, side by side: our training path against the plain transformers Trainer.
 
-    python bench/gpu.py [--steps 80] [--warmup 20] [--batch 64] [--seq 512]   # BERT-base, one CUDA GPU
-    python bench/gpu.py --device cpu --tiny --steps 3 --warmup 1 --batch 2 --seq 64   # smoke run (no GPU)
+    python bench/gpu.py [--steps 80] [--warmup 20] [--batch 64] [--seq 512] [--repeats 3] [--out gpu.json]
+    python bench/gpu.py --device cpu --tiny --steps 3 --warmup 1 --batch 2 --seq 64 --repeats 2   # smoke run
 
 - ours:  the pipeline's own trainer (snakebert/training/trainers.py `build_trainer`, the settings the pipeline passes):
          BertForMaskedPositions (vocabulary logits on masked positions only), SDPA attention, bf16 and TF32,
          fused AdamW, torch.compile; packed blocks (no padding, no attention mask);
 - plain: BertForMaskedLM through transformers' Trainer defaults with bf16 (logits on every position).
-Both train on the same packed blocks with the same masking. Throughput counts the steps after `--warmup`
-(compilation and the first allocations stay out). Reports samples/s, tokens/s and model FLOPs utilisation:
-the FLOPs of a standard BERT MLM step, whose head covers every position, over the GPU's dense bf16 peak
-(--peak-tflops; an H200's is about 989).
+Both train on the same packed blocks with the same masking, in `--repeats` interleaved repetitions (ours, plain,
+then plain, ours, ...: bench/step_clock.py `interleaved`), each a fresh trainer and model. Throughput counts the
+steps after `--warmup` (compilation and the first allocations stay out). Reports, for every repetition, samples/s,
+tokens/s and model FLOPs utilisation (the FLOPs of a standard BERT MLM step, whose head covers every position, over
+the GPU's dense bf16 peak: --peak-tflops; an H200's is about 989); each path's medians; and ours/plain for samples/s
+and tokens/s, repetition by repetition, with their median and spread. One call measures everything; --out also
+writes the report to a file.
 """
 
 import argparse
+import gc
 import json
+import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +31,8 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from step_clock import StepClock  # noqa: E402
+import transformers  # noqa: E402
+from step_clock import StepClock, interleaved, ratios  # noqa: E402
 from torch.utils.data import Subset  # noqa: E402
 from transformers import BertConfig, BertForMaskedLM, Trainer, TrainingArguments  # noqa: E402
 
@@ -38,6 +45,8 @@ from snakebert.training.trainers import build_trainer  # noqa: E402
 BERT_BASE = {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072}
 TINY = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64}
 VOCAB = 32000
+ARMS = ("ours", "plain")
+FIGURES = ("samples_per_second", "tokens_per_second", "mfu")
 
 
 class MaskedBlocks:
@@ -115,9 +124,36 @@ def run(name: str, config: BertConfig, data: MaskedBlocks, args) -> dict:
     clock = StepClock(args.warmup)
     trainer.add_callback(clock)
     trainer.train()
+    del trainer  # the next repetition starts from a free device
+    gc.collect()
+    if args.device == "cuda":
+        torch.cuda.empty_cache()
     seconds = clock.seconds()
     samples = (args.steps - args.warmup) * args.batch / seconds
-    return {"samples_per_second": samples, "tokens_per_second": samples * args.seq, "timed_seconds": seconds}
+    tokens = samples * args.seq
+    mfu = tokens * flops_per_token(config, args.seq) / (args.peak_tflops * 1e12)
+    return {"samples_per_second": samples, "tokens_per_second": tokens, "mfu": mfu, "timed_seconds": seconds}
+
+
+def commit() -> str | None:
+    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    return done.stdout.strip() or None  # None: not a git checkout (a copy of the tree)
+
+
+def report(runs: dict[str, list[dict]], config: BertConfig, args) -> dict:
+    """Each repetition's figures, each path's medians, and ours/plain repetition by repetition."""
+    device = torch.cuda.get_device_name() if args.device == "cuda" else "cpu"
+    median = {arm: {key: statistics.median(run[key] for run in runs[arm]) for key in FIGURES} for arm in ARMS}
+    ours_over_plain = {
+        key: ratios([run[key] for run in runs["ours"]], [run[key] for run in runs["plain"]])
+        for key in ("samples_per_second", "tokens_per_second")
+    }
+    return {
+        "device": device, "torch": torch.__version__, "transformers": transformers.__version__, "commit": commit(),
+        "settings": {key: getattr(args, key) for key in ("steps", "warmup", "batch", "seq", "repeats", "tiny")},
+        "gflop_per_token": flops_per_token(config, args.seq) / 1e9, "runs": runs, "median": median,
+        "ours/plain": ours_over_plain, "goal": "ours/plain samples/s median >= 1.3",
+    }  # fmt: skip
 
 
 def main() -> None:
@@ -126,24 +162,24 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20, help="steps left out of the timing")
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--seq", type=int, default=512)
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved repetitions of both paths")
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--tiny", action="store_true", help="a tiny model instead of BERT-base (smoke runs)")
     parser.add_argument("--peak-tflops", type=float, default=989.0, help="the GPU's dense bf16 peak")
+    parser.add_argument("--out", type=Path, help="also write the report here (JSON)")
     args = parser.parse_args()
     if not 0 < args.warmup < args.steps:
         parser.error("--warmup must be between 0 and --steps")
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
     config = BertConfig(vocab_size=VOCAB, max_position_embeddings=max(args.seq, 512), **(TINY if args.tiny else
                         BERT_BASE), attn_implementation="sdpa")  # fmt: skip
     data = MaskedBlocks(args.steps * args.batch, args.seq)
-    results = {name: run(name, config, data, args) for name in ("plain", "ours")}
-    per_token = flops_per_token(config, args.seq)
-    for result in results.values():
-        result["mfu"] = result["tokens_per_second"] * per_token / (args.peak_tflops * 1e12)
-    device = torch.cuda.get_device_name() if args.device == "cuda" else "cpu"
-    print(json.dumps({
-        "device": device, "torch": torch.__version__, "gflop_per_token": per_token / 1e9, **results,
-        "ours/plain (goal >= 1.3)": results["ours"]["samples_per_second"] / results["plain"]["samples_per_second"],
-    }, indent=1))  # fmt: skip
+    runs = interleaved(ARMS, args.repeats, lambda arm: run(arm, config, data, args))
+    text = json.dumps(report(runs, config, args), indent=1)
+    if args.out:
+        args.out.write_text(text + "\n")
+    print(text)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from step_clock import StepClock  # noqa: E402
+from step_clock import StepClock, interleaved, ratios  # noqa: E402
 from transformers import AutoModelForMaskedLM, AutoTokenizer, BertForMaskedLM, set_seed  # noqa: E402
 from transformers.modeling_outputs import MaskedLMOutput  # noqa: E402
 
@@ -211,17 +211,13 @@ def loss_report(args, tokenizer, train, validation) -> dict:
 
 
 def speed_report(args, tokenizer, train, validation) -> dict:
-    speeds = {"new": [], "old": []}
-    for rep in range(args.reps):  # alternate which path goes first, so that a drift in load hits both alike
-        for path in PATHS if rep % 2 == 0 else PATHS[::-1]:
-            speeds[path].append(steps_per_second(path, args, tokenizer, train, validation))
-            print(f"steps/s, repetition {rep + 1}, {path}: {speeds[path][-1]:.4f}", flush=True)
+    speeds = interleaved(PATHS, args.reps, lambda path: steps_per_second(path, args, tokenizer, train, validation))
     median = {path: statistics.median(values) for path, values in speeds.items()}
     return {
         "steps_per_second": median,
         "steps_per_second_runs": speeds,
         "new/old steps/s (goal >= 0.97)": median["new"] / median["old"],
-        "new/old steps/s per repetition": [new / old for new, old in zip(*speeds.values(), strict=True)],
+        "new/old steps/s per repetition": ratios(speeds["new"], speeds["old"])["per_repetition"],
     }
 
 

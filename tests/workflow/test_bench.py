@@ -1,9 +1,11 @@
-"""The benchmarks still run (tiny inputs, one repetition): their figures are printed, not asserted as timings."""
+"""The benchmarks still run (tiny inputs, a repetition or two): their figures are printed, not asserted as timings."""
 
 import json
+import statistics
 import subprocess
 import sys
 
+import pytest
 from helpers import REPO, snakemake, training_config
 
 
@@ -34,16 +36,28 @@ def test_train_loader_bench_reports_its_ratios(workdir):
         "--tokenizer", str(workdir / "results/tokenizer"), "--steps", "2", "--reps", "1",
     )  # fmt: skip
     assert set(report["steps_per_second"]) == {"ours", "in_memory", "run_mlm"}
+    assert all(len(runs) == 1 and runs[0] > 0 for runs in report["steps_per_second_runs"].values())
     assert report["ours/in_memory (goal >= 0.97)"] > 0 and report["ours/run_mlm (goal >= 1.0)"] > 0
 
 
-def test_gpu_bench_runs_both_paths_on_the_cpu_with_a_tiny_model():
+def test_gpu_bench_runs_both_paths_interleaved_and_reports_their_ratios_on_the_cpu(tmp_path):
     report = run_bench(
-        "bench/gpu.py", "--device", "cpu", "--tiny", "--steps", "3", "--warmup", "1", "--batch", "2", "--seq", "64"
-    )
-    assert report["device"] == "cpu"
-    assert report["plain"]["samples_per_second"] > 0 and report["ours"]["samples_per_second"] > 0
-    assert report["ours/plain (goal >= 1.3)"] > 0
+        "bench/gpu.py", "--device", "cpu", "--tiny", "--steps", "3", "--warmup", "1", "--batch", "2", "--seq", "64",
+        "--repeats", "2", "--out", str(tmp_path / "gpu.json"),
+    )  # fmt: skip
+    assert report == json.loads((tmp_path / "gpu.json").read_text())
+    assert report["device"] == "cpu" and report["settings"]["repeats"] == 2
+    for arm in ("ours", "plain"):
+        assert len(report["runs"][arm]) == 2 and all(run["samples_per_second"] > 0 for run in report["runs"][arm])
+        each = [run["samples_per_second"] for run in report["runs"][arm]]
+        assert report["median"][arm]["samples_per_second"] == pytest.approx(statistics.median(each))
+    for key in ("samples_per_second", "tokens_per_second"):
+        pairs = zip(report["runs"]["ours"], report["runs"]["plain"], strict=True)  # one pair per repetition
+        each = [ours[key] / plain[key] for ours, plain in pairs]
+        ratio = report["ours/plain"][key]
+        assert ratio["per_repetition"] == pytest.approx(each)
+        assert ratio["median"] == pytest.approx(statistics.median(each))
+        assert (ratio["min"], ratio["max"]) == pytest.approx((min(each), max(each)))
 
 
 def test_scaling_bench_reports_memory_cores_and_overhead(tmp_path):
