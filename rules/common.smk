@@ -1,6 +1,4 @@
-import hashlib
 import json
-import math
 import os
 from pathlib import Path
 
@@ -11,6 +9,8 @@ SCRIPTS = ROOT / "scripts"
 GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
 
 from snakebert.code_digest import code_digest
+from snakebert.config_checks import config_problems
+from snakebert.data import manifest as data_manifest
 from snakebert.data.shards import declared_input, shard_name
 from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
@@ -20,13 +20,9 @@ from snakebert.report import REPORT_FILES
 from snakebert.training.backends import BACKENDS, device_count, resolve_backend
 from snakebert.training.job import evaluation_masking
 from snakebert.training.model_config import backend_problems
-from snakebert.training.model_config import config_problems as model_problems
-from snakebert.training.phases import config_problems as phase_problems
 from snakebert.training.phases import packing_sizes
-from snakebert.training.probes import prompt_problems
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
-DATA_SECTIONS = ("sources", "clean", "tokenizer", "data")  # the config sections that shape the data set
 DEVICE_RESOURCES = {backend.resource: 0 for backend in BACKENDS.values() if backend.resource}
 
 
@@ -34,46 +30,6 @@ wildcard_constraints:
     packing=r"blocks(-[0-9]+)?",
     source=r"[A-Za-z0-9][A-Za-z0-9_-]*",
     shard=r"shard-\d{5}",
-
-
-def non_finite(value, key=""):
-    """The keys (dotted, [i] for list items) of every number in `value` that is infinite or NaN."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return [key]
-    if isinstance(value, dict):
-        return [found for name, item in value.items() for found in non_finite(item, f"{key}.{name}".lstrip("."))]
-    if isinstance(value, list):
-        return [found for index, item in enumerate(value) for found in non_finite(item, f"{key}[{index}]")]
-    return []
-
-
-def check_config():
-    for key in non_finite(config):
-        raise WorkflowError(f"config {key}: a finite number is needed")
-    for problem in prompt_problems(config["evaluate"]["probes"]) + model_problems(config["model"]):
-        raise WorkflowError(problem)
-    max_positions = config["model"]["max_position_embeddings"]
-    for problem in phase_problems(config["pretrain"], config["data"]["block_size"], max_positions):
-        raise WorkflowError(problem)
-    for problem in finetune_plan.config_problems(config["finetune"], config["model"]["max_position_embeddings"]):
-        raise WorkflowError(problem)
-    names = [source["name"] for source in config["sources"]]
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise WorkflowError(f"config sources: name {repeated[0]!r} is used twice")
-    if config["data"]["block_size"] > config["tokenizer"]["model_max_length"]:
-        raise WorkflowError(
-            f"config data.block_size ({config['data']['block_size']}) is larger than "
-            f"tokenizer.model_max_length ({config['tokenizer']['model_max_length']})"
-        )
-    if config["data"]["block_size"] > config["model"]["max_position_embeddings"]:
-        raise WorkflowError(
-            f"config data.block_size ({config['data']['block_size']}) is larger than "
-            f"model.max_position_embeddings ({config['model']['max_position_embeddings']})"
-        )
-    repos = ("tokenizer_repo", "dataset_repo", "model_repo")
-    if config["hub"]["push"] and not any(config["hub"][key] for key in repos):
-        raise WorkflowError(f"config hub.push is true but none of hub.{', hub.'.join(repos)} is set")
 
 
 def plan_shards():
@@ -87,7 +43,8 @@ def plan_shards():
         raise WorkflowError(str(error))
 
 
-check_config()
+for problem in config_problems(config):  # the checks beyond the schema, before any job
+    raise WorkflowError(problem)
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = plan_shards()
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
@@ -164,9 +121,7 @@ def masking_json(wildcards):
 
 
 def data_config_digest(wildcards):
-    """A digest of the config sections that shape the data set, which the manifest records."""
-    sections = json.dumps({section: config[section] for section in DATA_SECTIONS}, sort_keys=True)
-    return hashlib.sha256(sections.encode()).hexdigest()
+    return data_manifest.data_config_digest(config)
 
 
 PHASE_SIZES = packing_sizes(config["pretrain"], config["data"]["block_size"])
