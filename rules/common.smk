@@ -1,6 +1,4 @@
-import hashlib
 import json
-import math
 import os
 from pathlib import Path
 
@@ -11,23 +9,19 @@ SCRIPTS = ROOT / "scripts"
 GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
 
 from snakebert.code_digest import code_digest
+from snakebert.config_checks import config_problems
+from snakebert.data import manifest as data_manifest
 from snakebert.data.shards import declared_input, shard_name
 from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
 from snakebert.finetune import plan as finetune_plan
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
-from snakebert.training.backends import BACKENDS, device_count, resolve_backend
 from snakebert.training.job import evaluation_masking
-from snakebert.training.model_config import backend_problems
-from snakebert.training.model_config import config_problems as model_problems
-from snakebert.training.phases import config_problems as phase_problems
+from snakebert.training.launch_plan import DEVICE_RESOURCES, job_backend, launch_plan
 from snakebert.training.phases import packing_sizes
-from snakebert.training.probes import prompt_problems
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
-DATA_SECTIONS = ("sources", "clean", "tokenizer", "data")  # the config sections that shape the data set
-DEVICE_RESOURCES = {backend.resource: 0 for backend in BACKENDS.values() if backend.resource}
 
 
 wildcard_constraints:
@@ -36,44 +30,12 @@ wildcard_constraints:
     shard=r"shard-\d{5}",
 
 
-def non_finite(value, key=""):
-    """The keys (dotted, [i] for list items) of every number in `value` that is infinite or NaN."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return [key]
-    if isinstance(value, dict):
-        return [found for name, item in value.items() for found in non_finite(item, f"{key}.{name}".lstrip("."))]
-    if isinstance(value, list):
-        return [found for index, item in enumerate(value) for found in non_finite(item, f"{key}[{index}]")]
-    return []
-
-
-def check_config():
-    for key in non_finite(config):
-        raise WorkflowError(f"config {key}: a finite number is needed")
-    for problem in prompt_problems(config["evaluate"]["probes"]) + model_problems(config["model"]):
-        raise WorkflowError(problem)
-    max_positions = config["model"]["max_position_embeddings"]
-    for problem in phase_problems(config["pretrain"], config["data"]["block_size"], max_positions):
-        raise WorkflowError(problem)
-    for problem in finetune_plan.config_problems(config["finetune"], config["model"]["max_position_embeddings"]):
-        raise WorkflowError(problem)
-    names = [source["name"] for source in config["sources"]]
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise WorkflowError(f"config sources: name {repeated[0]!r} is used twice")
-    if config["data"]["block_size"] > config["tokenizer"]["model_max_length"]:
-        raise WorkflowError(
-            f"config data.block_size ({config['data']['block_size']}) is larger than "
-            f"tokenizer.model_max_length ({config['tokenizer']['model_max_length']})"
-        )
-    if config["data"]["block_size"] > config["model"]["max_position_embeddings"]:
-        raise WorkflowError(
-            f"config data.block_size ({config['data']['block_size']}) is larger than "
-            f"model.max_position_embeddings ({config['model']['max_position_embeddings']})"
-        )
-    repos = ("tokenizer_repo", "dataset_repo", "model_repo")
-    if config["hub"]["push"] and not any(config["hub"][key] for key in repos):
-        raise WorkflowError(f"config hub.push is true but none of hub.{', hub.'.join(repos)} is set")
+def refused_as_workflow_error(function, *args):
+    """`function(*args)`, with a DataError raised as the WorkflowError that Snakemake reports."""
+    try:
+        return function(*args)
+    except DataError as error:
+        raise WorkflowError(str(error)) from None
 
 
 def plan_shards():
@@ -87,7 +49,8 @@ def plan_shards():
         raise WorkflowError(str(error))
 
 
-check_config()
+for problem in config_problems(config):  # the checks beyond the schema, before any job
+    raise WorkflowError(problem)
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = plan_shards()
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
@@ -164,9 +127,7 @@ def masking_json(wildcards):
 
 
 def data_config_digest(wildcards):
-    """A digest of the config sections that shape the data set, which the manifest records."""
-    sections = json.dumps({section: config[section] for section in DATA_SECTIONS}, sort_keys=True)
-    return hashlib.sha256(sections.encode()).hexdigest()
+    return data_manifest.data_config_digest(config)
 
 
 PHASE_SIZES = packing_sizes(config["pretrain"], config["data"]["block_size"])
@@ -190,71 +151,24 @@ def phase_block_sizes(wildcards):
     return " ".join(map(str, PHASE_SIZES))
 
 
-def rule_devices(resources):
-    return {resource: getattr(resources, resource) for resource in DEVICE_RESOURCES}
+def training_plan(wildcards, resources):
+    """The job's launch (snakebert/training/launch_plan.py), one value whose attributes the shell command reads."""
+    return refused_as_workflow_error(launch_plan, resources, config["pretrain"]["backend"], config["model"], script)
 
 
-def training_backend(wildcards, resources):
-    """`pretrain.backend`, with `auto` resolved once, here, from the devices the rule is given (BACKENDS)."""
-    return launch_plan(resources)[0]
-
-
-def rule_nodes(resources):
-    """The SLURM nodes the rule asks for (the SLURM profiles' `nodes`), None for a run on this machine."""
-    nodes = getattr(resources, "nodes", None)
-    if nodes is None:
-        return None
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-        raise WorkflowError(f"resource nodes={nodes!r}: a whole number of nodes, at least 1, is needed")
-    gpu_job = getattr(resources, "gpu", 0) > 0
-    if nodes > 1 and not gpu_job and getattr(resources, "tasks", 1) != nodes:
-        raise WorkflowError(
-            f"resources nodes={nodes} and tasks={getattr(resources, 'tasks', 1)}: SLURM would shrink the job to "
-            "as many nodes as tasks, so tasks must equal nodes (the SLURM profiles set both from SNAKEBERT_NODES)"
-        )
-    return nodes
-
-
-def launch_plan(resources):
-    """(backend, ranks over all nodes, nodes or None) of the rule's training launch: one rank per device of the
-    backend's resource, which counts the job's devices over all its nodes (the cpu backend: one rank per node)."""
-    devices, nodes = rule_devices(resources), rule_nodes(resources)
-    backend = resolve_backend(config["pretrain"]["backend"], devices)
-    for problem in backend_problems(config["model"], backend):
-        raise WorkflowError(problem)
-    ranks = device_count(backend, devices, nodes)
-    if ranks % (nodes or 1):
-        raise WorkflowError(
-            f"resources {BACKENDS[backend].resource}={ranks} and nodes={nodes}: the devices must split evenly "
-            "between the nodes"
-        )
-    return backend, ranks, nodes
-
-
-def step_nodes(resources, nodes):
-    """The nodes on which the launch starts a SLURM step of its own: those of a job whose command the SLURM plugin
-    runs outside any step (its `mpi` mode, which the SLURM profiles use for several nodes). None for a launch in
-    place: on this machine, or on the one node of a job that the plugin runs in a step of its own, which a SIGTERM
-    to the job's steps then reaches as it reaches a local run (a nested srun would answer it by killing the launch's
-    step before any save; docs/long-runs.md)."""
-    if nodes and (nodes > 1 or getattr(resources, "mpi", None)):
-        return nodes
-    return None
-
-
-def launch_command(wildcards, resources):
-    """How the backend's launcher starts the training script on the rule's nodes (one rank per device)."""
-    backend, ranks, nodes = launch_plan(resources)
-    return BACKENDS[backend].launch(ranks // (nodes or 1), step_nodes(resources, nodes), script)
-
-
-def planned_world_size(wildcards, resources):
-    """The ranks the launch starts, which the training script checks it got."""
-    return launch_plan(resources)[1]
-
-
-def planned_nodes(wildcards, resources):
-    return launch_plan(resources)[2] or 1
+def training_command(*options):
+    """The shell command of pretrain and calibrate (training_params): the launch, the training script and its
+    arguments, then the rule's own `options`, the log last."""
+    return " ".join(
+        [
+            "{params.plan.launch} {params.script} --backend {params.plan.backend} --world-size {params.plan.ranks}"
+            " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model:q}"
+            " --settings {params.settings:q} --evaluation {params.evaluation:q} --checkpoints {params.checkpoints}"
+            " --gaudi-config {input.gaudi_config:q} --threads {threads} --out {output}",
+            *options,
+            "> {log} 2>&1",
+        ]
+    )
 
 
 def training_inputs():
@@ -272,9 +186,7 @@ def training_params(name, checkpoints):
     """The params of pretrain and calibrate, which train with scripts/`name`; snakebert/training/job.py lists the
     arguments they become."""
     return {
-        "launch": launch_command,
-        "backend": training_backend,
-        "world_size": planned_world_size,
+        "plan": training_plan,
         "script": script(name),
         "code": code(name),
         "model": config_json("model"),
@@ -329,10 +241,7 @@ def finetune_model_inputs(wildcards):
 
 def finetune_backend(wildcards, resources):
     """`finetune.backend`, with `auto` resolved from the devices the job is given (one device per job)."""
-    backend = resolve_backend(config["finetune"]["backend"], rule_devices(resources))
-    for problem in backend_problems(config["model"], backend):
-        raise WorkflowError(problem)
-    return backend
+    return refused_as_workflow_error(job_backend, config["finetune"]["backend"], resources, config["model"])
 
 
 def finetune_runs(wildcards):

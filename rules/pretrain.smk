@@ -15,11 +15,7 @@ rule pretrain:
     params:
         **training_params("pretrain.py", "checkpoints/pretrain"),
     shell:
-        "{params.launch} {params.script} --backend {params.backend} --world-size {params.world_size}"
-        " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model:q}"
-        " --settings {params.settings:q} --evaluation {params.evaluation:q} --checkpoints {params.checkpoints}"
-        " --gaudi-config {input.gaudi_config:q}"
-        " --threads {threads} --out {output} > {log} 2>&1"
+        training_command()
 
 
 rule evaluate:

@@ -34,6 +34,7 @@ RAW_STATS = {"source": str, **dict.fromkeys(CLEANING_COUNTS, int)}  # what each 
 TOKEN_STATS = dict.fromkeys(("docs", "tokens", "duplicates", "vocab_size"), int)
 BLOCK_STATS = {"tokens": int, "blocks": int, "dropped_tokens": int, "sha256": str}
 PROJECT = Path(__file__).resolve().parents[2]
+DATA_SECTIONS = ("sources", "clean", "tokenizer", "data")  # the config sections that shape the data set
 
 
 def validation_ranges(blocks: list[int], fraction: float, seed: int) -> list[dict]:
@@ -217,8 +218,17 @@ def read_manifest(path: str) -> dict:
     return manifest
 
 
+def json_digest(value) -> str:
+    """The SHA-256 of `value` as JSON with sorted keys."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
 def data_digest(manifest: dict) -> str:
     """A digest of everything in the manifest that describes the data, not its provenance: what training is
     fingerprinted with (a rebuild by another commit or library version with the same blocks keeps checkpoints)."""
-    described = {key: value for key, value in manifest.items() if key != "provenance"}
-    return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()
+    return json_digest({key: value for key, value in manifest.items() if key != "provenance"})
+
+
+def data_config_digest(config: dict) -> str:
+    """A digest of the config sections that shape the data set (DATA_SECTIONS): the manifest's `config_digest`."""
+    return json_digest({section: config[section] for section in DATA_SECTIONS})

@@ -24,6 +24,9 @@ class Backend:
     world_size_variables: tuple[str, ...]  # what its launcher sets on each rank, first one set wins
     rank_variables: tuple[str, ...]
     trainer: TrainerFunction
+    # its SLURM jobs ask for their devices per node and a task per device (the plugin reads `tasks` as tasks per
+    # GPU, so slurm-gpu sets tasks_per_node): their `tasks` need not equal their nodes
+    tasks_per_node: bool = False
 
 
 def cpu_trainer(arguments: dict, settings: dict, gaudi_config: str, on_device: bool):
@@ -90,7 +93,7 @@ BACKENDS = {  # in the order `auto` tries them
     "hpu": Backend(
         "hpu", gaudi_spawn, ("OMPI_COMM_WORLD_SIZE", "WORLD_SIZE"), ("OMPI_COMM_WORLD_RANK", "RANK"), hpu_trainer
     ),
-    "cuda": Backend("gpu", partial(torchrun, gpus=True), ("WORLD_SIZE",), ("RANK",), cuda_trainer),
+    "cuda": Backend("gpu", partial(torchrun, gpus=True), ("WORLD_SIZE",), ("RANK",), cuda_trainer, tasks_per_node=True),
     "cpu": Backend(None, torchrun, ("WORLD_SIZE",), ("RANK",), cpu_trainer),  # one rank per node
 }
 

@@ -1,0 +1,122 @@
+"""The config's checks beyond the schema (snakebert/config_checks.py): each refusal names its keys, in the order the
+workflow reports them, and the shipped configs pass."""
+
+import copy
+
+import pytest
+import yaml
+from helpers import REPO
+
+from snakebert.config_checks import config_problems, non_finite
+from snakebert.config_validation import validate_config
+from snakebert.data.manifest import DATA_SECTIONS, data_config_digest
+
+
+def shipped(name: str = "config.yaml") -> dict:
+    config = yaml.safe_load((REPO / "config" / name).read_text())
+    validate_config(config)
+    return config
+
+
+@pytest.fixture(scope="module")
+def default_config() -> dict:
+    return shipped()
+
+
+def with_changes(config: dict, *changes: tuple[tuple, object]) -> dict:
+    changed = copy.deepcopy(config)
+    for path, value in changes:
+        parent = changed
+        for step in path[:-1]:
+            parent = parent[step]
+        parent[path[-1]] = value
+    return changed
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "bert-base-dl1.yaml", "bert-base-dl1-tutorial.yaml"])
+def test_the_shipped_configs_pass(name):
+    assert config_problems(shipped(name)) == []
+
+
+def test_non_finite_names_every_infinite_or_nan_number():
+    value = {"a": 1.0, "b": {"c": float("inf"), "d": [0.5, float("nan")]}, "e": [{"f": float("-inf")}], "g": "nan"}
+    assert non_finite(value) == ["b.c", "b.d[1]", "e[0].f"]
+
+
+def test_a_non_finite_number_is_reported_alone(default_config):
+    config = with_changes(
+        default_config,
+        (("pretrain", "mlm_probability"), float("nan")),  # would break the phase check's arithmetic
+        (("sources", 0, "shard_mb"), float("inf")),
+        (("model", "hidden_size"), 33),
+    )
+    assert config_problems(config) == [
+        "config sources[0].shard_mb: a finite number is needed",
+        "config pretrain.mlm_probability: a finite number is needed",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            [(("evaluate", "probes"), [{"prompt": "no mask here", "answers": ["a"]}])],
+            "config evaluate.probes[0]: the prompt 'no mask here' has 0 [MASK], exactly one is needed",
+        ),
+        (
+            [(("model", "hidden_size"), 33)],
+            "config model.hidden_size (33) is not a multiple of model.num_attention_heads (2)",
+        ),
+        (
+            [(("pretrain", "corruption"), {"mask": 0.8, "random": 0.1, "keep": 0.2})],
+            "config pretrain.corruption: mask, random and keep add up to 1.1, not 1",
+        ),
+        (
+            [(("finetune", "recipe", "max_length"), 1024)],
+            "recipe max_length 1024 is larger than model.max_position_embeddings (512)",
+        ),
+        (
+            [(("sources",), [{"name": "a", "type": "embedded"}, {"name": "a", "type": "embedded"}])],
+            "config sources: name 'a' is used twice",
+        ),
+        (
+            [(("data", "block_size"), 600), (("tokenizer", "model_max_length"), 1024)],
+            "config data.block_size (600) is larger than model.max_position_embeddings (512)",
+        ),
+        (
+            [(("data", "block_size"), 300), (("tokenizer", "model_max_length"), 256)],
+            "config data.block_size (300) is larger than tokenizer.model_max_length (256)",
+        ),
+        (
+            [(("hub", "push"), True)],
+            "config hub.push is true but none of hub.tokenizer_repo, hub.dataset_repo, hub.model_repo is set",
+        ),
+    ],
+)
+def test_each_refusal_names_its_keys(default_config, changes, message):
+    problems = config_problems(with_changes(default_config, *changes))
+    assert problems and message in problems[0], problems
+
+
+def test_a_hub_push_with_a_repository_passes(default_config):
+    assert config_problems(with_changes(default_config, (("hub", "push"), True), (("hub", "model_repo"), "a/b"))) == []
+
+
+def test_problems_come_in_the_order_the_workflow_reports_them(default_config):
+    config = with_changes(
+        default_config,
+        (("model", "hidden_size"), 33),
+        (("hub", "push"), True),
+        (("sources",), [{"name": "a", "type": "embedded"}] * 2),
+    )
+    problems = config_problems(config)
+    assert [problem.split(" ")[1] for problem in problems] == ["model.hidden_size", "sources:", "hub.push"]
+
+
+def test_the_data_config_digest_follows_the_data_sections_only(default_config):
+    digest = data_config_digest(default_config)
+    assert digest == data_config_digest(with_changes(default_config, (("pretrain", "max_steps"), 7)))
+    for section in DATA_SECTIONS:
+        changed = with_changes(default_config, ((section,), [default_config[section]]))
+        assert data_config_digest(changed) != digest, section
+    assert len(digest) == 64
