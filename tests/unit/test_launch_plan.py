@@ -7,6 +7,7 @@ import pytest
 
 from snakebert.errors import DataError
 from snakebert.training.launch_plan import LaunchPlan, job_backend, launch_plan
+from snakebert.training.pretrain import check_world_size
 
 BERT = {"architecture": "bert"}
 MODERNBERT = {"architecture": "modernbert"}
@@ -118,3 +119,10 @@ def test_a_fine_tuning_job_resolves_its_backend_from_its_device():
     assert job_backend("auto", {"hpu": 0, "gpu": 0}, BERT) == "cpu"
     with pytest.raises(DataError, match="not supported on the hpu backend"):
         job_backend("hpu", {"hpu": 0, "gpu": 0}, MODERNBERT)
+
+
+def test_a_launch_with_other_ranks_than_planned_is_refused(monkeypatch):
+    monkeypatch.setenv("WORLD_SIZE", "8")
+    assert check_world_size("cpu", 8) == check_world_size("cpu", None) == 8
+    with pytest.raises(DataError, match="the cuda launcher started 8 ranks, the workflow planned 16"):
+        check_world_size("cuda", 16)

@@ -17,6 +17,7 @@ from snakebert.data.manifest import (
     data_digest,
     installed_version,
     read_manifest,
+    validation_ranges,
 )
 from snakebert.errors import DataError
 from snakebert.training.block_dataset import BlockDataset
@@ -104,3 +105,15 @@ def test_stats_of_different_runs_are_refused_naming_both_files(tiny_data, tmp_pa
         match=r"blocks/texts/shard-00000.json: packed \d+ tokens, but \S+tokens/texts/shard-00000.json counts",
     ):
         build_manifest(shards, str(results / "tokenizer"), data, "x", str(results / "dataset/manifest.json"))
+
+
+def test_validation_ranges_are_seeded_contiguous_and_inside_their_shard():
+    ranges = validation_ranges([100, 7, 1000], 0.1, seed=34)
+    assert [(run["shard"], run["stop"] - run["start"]) for run in ranges] == [(0, 10), (1, 1), (2, 100)]
+    assert all(run["start"] >= 0 and run["stop"] <= count for run, count in zip(ranges, [100, 7, 1000], strict=True))
+    assert validation_ranges([100, 7, 1000], 0.1, seed=34) == ranges
+    assert validation_ranges([100, 7, 1000], 0.1, seed=35) != ranges
+    # round(0.3) = 0 in every shard: one block of the largest shard, whenever there are two blocks or more
+    assert validation_ranges([3], 0.1, seed=34) == [{"shard": 0, "start": 0, "stop": 1}]
+    assert [run["shard"] for run in validation_ranges([2, 4, 4], 0.01, seed=34)] == [1]
+    assert validation_ranges([1], 0.5, seed=34) == validation_ranges([1, 0], 0.1, seed=34) == []
