@@ -37,9 +37,9 @@ def main() -> None:
             time.sleep(STEP_SECONDS)
             state.global_step += 1
             stop.on_step_end(None, state, control)
-    time.sleep(SAVE_SECONDS)
-    (out / f"checkpoint-{stop.stopped_at}-rank-{rank}").touch()
-    raise report_stop(stopped(stop, str(out)))
+        time.sleep(SAVE_SECONDS)  # inside the handlers, as pretrain saves: a signal passed on late only sets the flag
+        (out / f"checkpoint-{stop.stopped_at}-rank-{rank}").touch()
+        raise report_stop(stopped(stop, str(out)))
 
 
 if __name__ == "__main__":
