@@ -2,12 +2,14 @@ import os
 import sys
 
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
 from snakemake.utils import min_version
 
 min_version("9.0")
 sys.path.insert(0, workflow.basedir)  # the snakebert package, as the scripts find it
 
 from snakebert.config_validation import ConfigError, validate_config
+from snakebert.slurm_requeue import start_watching
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
@@ -20,6 +22,11 @@ except ConfigError as error:
 
 
 report: "report/workflow.rst"
+
+
+onstart:
+    if workflow.executor_plugin.name == "slurm":  # a job preempted and cancelled, requeued
+        start_watching(workflow.workdir_init, logger.warning)
 
 
 include: "rules/common.smk"

@@ -7,8 +7,8 @@
 #
 # Cluster "snakebert": this host as the only node (CPUs and memory from `slurmd -C`, 8 generic resources
 # `hpu`, 8 GPUs whose device files are stand-ins (null devices: the gres is counted, nothing computes on it),
-# feature `dl1`), partitions `cpu` (default), `dl1` and `gpu`, accounting through slurmdbd on a private
-# MariaDB (own data directory and port), associations enforced, account `snakebert-ci` for root.
+# feature `dl1`), partitions `cpu` (default), `spot`, `dl1`, `gpu` and `urgent`, accounting through slurmdbd on a
+# private MariaDB (own data directory and port), associations enforced, account `snakebert-ci` for root.
 # Daemons: munged (unless one already answers), mariadbd, slurmdbd, slurmctld, slurmd; no cgroups.
 # State, logs and PID files live in $SNAKEBERT_SLURM_DIR (default /var/tmp/snakebert-slurm). The config
 # goes to /etc/slurm, where the SLURM commands look; a config this script did not write is never touched.
@@ -114,11 +114,13 @@ AccountingStorageTRES=gres/hpu,gres/gpu
 JobCompType=jobcomp/none
 GresTypes=hpu,gpu
 NodeName=$NODE NodeAddr=127.0.0.1 $hardware Gres=hpu:8,gpu:8 Features=dl1 State=UNKNOWN
-# a job in the higher tier's partition, urgent, preempts cpu's jobs by cancelling them after a grace time (the
-# other partitions' jobs never preempt each other: one tier)
+# a job in the higher tier's partition, urgent, preempts the jobs of cpu and spot by cancelling them: on cpu after
+# a grace time, on spot at once (SLURM's default, no grace time); the other partitions' jobs never preempt each
+# other: one tier
 PreemptType=preempt/partition_prio
 PreemptMode=CANCEL
 PartitionName=cpu Nodes=$NODE Default=YES MaxTime=INFINITE State=UP GraceTime=120
+PartitionName=spot Nodes=$NODE MaxTime=INFINITE State=UP
 PartitionName=dl1 Nodes=$NODE MaxTime=INFINITE State=UP
 PartitionName=gpu Nodes=$NODE MaxTime=INFINITE State=UP
 PartitionName=urgent Nodes=$NODE MaxTime=INFINITE State=UP PriorityTier=2 PreemptMode=OFF

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 import yaml
@@ -53,25 +54,18 @@ def scancel(job: str) -> None:
 
 def preempt(job: str) -> None:
     """A job in the test cluster's higher-tier partition (urgent) that needs the whole node: SLURM preempts `job`
-    (PreemptMode=CANCEL, the cpu partition's GraceTime=120: SIGTERM, then 120 s before the kill)."""
-    done = run("sbatch", "--parsable", "-A", ACCOUNT, "-p", "urgent", "--exclusive", "--wrap", "true")
+    (PreemptMode=CANCEL: SIGTERM, then the kill after the partition's grace time, 120 s on cpu and none on spot)."""
+    done = run(
+        "sbatch", "--parsable", "-A", ACCOUNT, "-p", "urgent", "--exclusive", "-o", "/dev/null", "--wrap", "true"
+    )
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize(
-    "profile, stop",
-    [("slurm-gpu", scancel), ("slurm-cpu", scancel), ("slurm-cpu", preempt)],
-    ids=["scancel, the launch's own srun step", "scancel, in the plugin's step", "preemption with a grace time"],
-)
-def test_a_stop_saves_and_the_retry_resumes_to_the_unbroken_weights(workdir, tmp_path, cluster, profile, stop):  # noqa: F811
-    """`scancel --signal=TERM`, or a preemption that cancels the job after a grace time: the job saves and fails
-    (a job that ends within its grace time is FAILED, not PREEMPTED, so the plugin sees it end), and the retry
-    resumes."""
-    config, unbroken = prepared(workdir, {"max_steps": 3000, "save_steps": 100_000, "logging_steps": 500})
-    since = datetime.now() - timedelta(minutes=1)
+def stopped_run(workdir, profile: str, stop) -> tuple[int, str, str]:
+    """`snakemake results/model` with `profile`, its pretrain job stopped by `stop` once training started: the exit
+    status, the output and the pretrain job's ID (a limit of 600 s, over the requeue delay and the watch's looks)."""
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
-    command += ["--configfile", str(workdir / "test-config.yaml"), "--workflow-profile"]
-    command += [profile_with(tmp_path / "profiles", cluster, profile), *QUICK_STATUS]
+    command += ["--configfile", str(workdir / "test-config.yaml"), "--workflow-profile", profile, *QUICK_STATUS]
     process = subprocess.Popen(command, cwd=workdir, env=snakemake_env(), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)  # fmt: skip
     log = workdir / "logs/pretrain.log"
@@ -86,14 +80,65 @@ def test_a_stop_saves_and_the_retry_resumes_to_the_unbroken_weights(workdir, tmp
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 0, output
-    run_id = re.search(r"SLURM run ID: (\S+)", output).group(1)
-    assert [attempt["State"] for attempt in pretrain_attempts(run_id, since)] == ["FAILED", "COMPLETED"]
+    return process.returncode, output, job
+
+
+def resumed_once(workdir, unbroken: bytes) -> None:
+    """The run took two segments, the second from the first's last step, to the unbroken run's weights."""
     metrics = json.loads((workdir / "results/model/training_metrics.json").read_text())
     [first, second] = metrics["segments"]
     assert first["first_step"] == 1 and second == {"first_step": first["last_step"] + 1, "last_step": 3000}
-    assert f"segment 2 of the run: steps {second['first_step']}-3000" in log.read_text()
+    assert f"segment 2 of the run: steps {second['first_step']}-3000" in (workdir / "logs/pretrain.log").read_text()
     assert (workdir / "results/model/model.safetensors").read_bytes() == unbroken
+
+
+STOPPED = {"max_steps": 3000, "save_steps": 100_000, "logging_steps": 500}
+
+
+@pytest.mark.parametrize(
+    "profile, stop",
+    [("slurm-gpu", scancel), ("slurm-cpu", scancel), ("slurm-cpu", preempt)],
+    ids=["scancel, the launch's own srun step", "scancel, in the plugin's step", "preemption with a grace time"],
+)
+def test_a_stop_saves_and_the_retry_resumes_to_the_unbroken_weights(workdir, tmp_path, cluster, profile, stop):  # noqa: F811
+    """`scancel --signal=TERM`, or a preemption that cancels the job after a grace time: the job saves and fails
+    (a job that ends within its grace time is FAILED, not PREEMPTED, so the plugin sees it end), and the retry
+    resumes."""
+    config, unbroken = prepared(workdir, STOPPED)
+    since = datetime.now() - timedelta(minutes=1)
+    status, output, _ = stopped_run(workdir, profile_with(tmp_path / "profiles", cluster, profile), stop)
+    assert status == 0, output
+    run_id = re.search(r"SLURM run ID: (\S+)", output).group(1)
+    assert [attempt["State"] for attempt in pretrain_attempts(run_id, since)] == ["FAILED", "COMPLETED"]
+    resumed_once(workdir, unbroken)
+
+
+def test_a_job_preempted_with_no_grace_time_is_requeued_and_resumes_to_the_unbroken_weights(workdir, tmp_path, cluster):  # noqa: F811
+    """On spot (no grace time) the preempted job ends PREEMPTED, which the plugin would wait on forever: the main
+    snakemake process requeues it, and the job runs again under its ID and resumes."""
+    config, unbroken = prepared(workdir, STOPPED)
+    profile = profile_with(tmp_path / "profiles", cluster, "slurm-cpu", slurm_partition="'spot'")
+    status, output, job = stopped_run(workdir, profile, preempt)
+    assert status == 0, output
+    assert f"SLURM job {job} was preempted and cancelled: requeued it (scontrol requeue {job})" in output
+    states = run("sacct", "--duplicates", "--allocations", "--noheader", "--format=State", "--jobs", job).stdout
+    assert states.split() == ["REQUEUED", "COMPLETED"], states  # the preempted run, as sacct shows it once requeued
+    resumed_once(workdir, unbroken)
+
+
+def test_a_preempted_job_slurm_refuses_to_requeue_stops_the_workflow(workdir, tmp_path, cluster):  # noqa: F811
+    """A job submitted with --no-requeue, preempted with no grace time: the workflow ends, with the reason, instead
+    of waiting forever; the stop saved its checkpoint, for the next run to resume from."""
+    prepared(workdir, STOPPED)
+    profile = profile_with(tmp_path / "profiles", cluster, "slurm-cpu", slurm_partition="'spot'")
+    settings = yaml.safe_load((Path(profile) / "config.yaml").read_text())
+    del settings["slurm-requeue"]
+    (Path(profile) / "config.yaml").write_text(yaml.safe_dump({**settings, "slurm-no-requeue": True}, sort_keys=False))
+    status, output, job = stopped_run(workdir, profile, preempt)
+    assert status != 0, output
+    reason = f"SLURM refuses to requeue it: Requested operation is presently disabled for job {job}"
+    assert f"SLURM job {job} was preempted and cancelled, and {reason}" in output, output
+    assert list((workdir / "checkpoints/pretrain").glob("*/checkpoint-*")), output
 
 
 def test_a_run_longer_than_its_time_limit_goes_through_segments_to_the_unbroken_weights(workdir, tmp_path, cluster):  # noqa: F811
