@@ -110,7 +110,7 @@ def bernoulli_loss(model_dir: str, manifest: str, settings: dict) -> float:
     """The previous evaluation's MLM loss: Bernoulli masking from a generator seeded with the `evaluate` seed."""
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForMaskedLM.from_pretrained(model_dir).eval()
-    blocks = BlockDataset(manifest, "validation", limit=settings["max_blocks"])
+    blocks = BlockDataset(read_manifest(manifest), Path(manifest).parent, "validation", limit=settings["max_blocks"])
     collator = OldCollator(tokenizer, PROBABILITY, torch.Generator().manual_seed(settings["seed"]))
     loss_sum, asked = 0.0, 0
     for start in range(0, len(blocks), settings["batch_size"]):
@@ -238,8 +238,9 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
-    train = BlockDataset(args.manifest, "train")
-    validation = BlockDataset(args.manifest, "validation", limit=config_section("pretrain")["eval_blocks"])
+    manifest, folder = read_manifest(args.manifest), Path(args.manifest).parent
+    train = BlockDataset(manifest, folder, "train")
+    validation = BlockDataset(manifest, folder, "validation", limit=config_section("pretrain")["eval_blocks"])
     report = {"predictions_per_block": predictions_per_block(train.block_size, PROBABILITY, None)}
     report["threads"] = args.threads
     if args.loss_steps:
