@@ -217,19 +217,8 @@ def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None):
     model = masked_positions_model(run.config)
     train = BlockDataset(run.manifest, Path(job.manifest).parent, "train", block_size=phase.block_size)
     collator = BlockCollator(run.tokenizer, phase.predictions, settings["seed"], settings["corruption"])
-    trainer = build_trainer(
-        job.backend,
-        settings,
-        phase,
-        str(run.folder),
-        model,
-        (collator, run.eval_collator),
-        train,
-        run.validation,
-        job.on_device,
-        job.gaudi_config,
-        segment,
-    )
+    collators = (collator, run.eval_collator)
+    trainer = build_trainer(job, settings, phase, str(run.folder), model, collators, train, run.validation, segment)
     blocks = first_batch_blocks(trainer, train)
     print(
         f"{run.place}: the first batch of epoch 0 reads train blocks {blocks} (phase {phase.number}: "

@@ -11,6 +11,7 @@ from transformers import AutoTokenizer
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
 from snakebert.training.block_dataset import BlockDataset
+from snakebert.training.job import TrainingJob
 from snakebert.training.masking import IGNORED, BlockCollator, predictions_per_block
 from snakebert.training.model import ARCHITECTURES, masked_positions_model, model_config
 from snakebert.training.phases import plan_phases
@@ -24,12 +25,14 @@ def tiny_trainer(data, folder, workers: int = 0, architecture: str = "bert"):
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "dataloader_num_workers": workers}
     settings["shuffle_seed"] = manifest["shuffle_seed"]
     torch.manual_seed(0)
-    model = masked_positions_model(model_config({**TINY_TRAINING["model"], "architecture": architecture}, tokenizer))
+    model_settings = {**TINY_TRAINING["model"], "architecture": architecture}
+    model = masked_positions_model(model_config(model_settings, tokenizer))
     collator = BlockCollator(tokenizer, predictions_per_block(16, 0.15, None), seed=42)
     train = BlockDataset(manifest, data.manifest.parent, "train")
     validation = BlockDataset(manifest, data.manifest.parent, "validation")
     phase = plan_phases(settings, 16)[0]
-    return build_trainer("cpu", settings, phase, str(folder), model, (collator, collator), train, validation)
+    job = TrainingJob(str(data.manifest), str(data.tokenizer), model_settings, settings, "cpu", str(folder))
+    return build_trainer(job, settings, phase, str(folder), model, (collator, collator), train, validation)
 
 
 def varied_batches(trainer) -> list[dict]:
