@@ -37,6 +37,7 @@ from torch.utils.data import Subset  # noqa: E402
 from transformers import BertConfig, BertForMaskedLM, Trainer, TrainingArguments  # noqa: E402
 
 from snakebert.config_defaults import schema_defaults  # noqa: E402
+from snakebert.training.job import TrainingJob  # noqa: E402
 from snakebert.training.masking import IGNORED, mask_blocks, predictions_per_block  # noqa: E402
 from snakebert.training.model import BertForMaskedPositions  # noqa: E402
 from snakebert.training.phases import plan_phases  # noqa: E402
@@ -101,7 +102,8 @@ def trainer_for(name: str, config: BertConfig, data: MaskedBlocks, args) -> Trai
         validation = Subset(items, range(args.batch))  # evaluated once, after the timed steps
         settings = pipeline_settings(args)
         phase = plan_phases(settings, args.seq)[0]
-        return build_trainer(backend, settings, phase, output_dir, BertForMaskedPositions(config), (None, None),
+        job = TrainingJob("", "", {}, settings, backend, output_dir)  # the bench's own model and random blocks
+        return build_trainer(job, settings, phase, output_dir, BertForMaskedPositions(config), (None, None),
                              items, validation)  # fmt: skip
     arguments = TrainingArguments(
         output_dir=output_dir, max_steps=args.steps, per_device_train_batch_size=args.batch,

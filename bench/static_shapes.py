@@ -42,6 +42,7 @@ from snakebert.config_defaults import schema_defaults  # noqa: E402
 from snakebert.data.manifest import read_manifest  # noqa: E402
 from snakebert.training.block_dataset import BlockDataset  # noqa: E402
 from snakebert.training.evaluate import evaluate  # noqa: E402
+from snakebert.training.job import TrainingJob  # noqa: E402
 from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
 from snakebert.training.model import BertForMaskedPositions, model_config, save_masked_lm  # noqa: E402
 from snakebert.training.phases import plan_phases  # noqa: E402
@@ -110,7 +111,7 @@ def bernoulli_loss(model_dir: str, manifest: str, settings: dict) -> float:
     """The previous evaluation's MLM loss: Bernoulli masking from a generator seeded with the `evaluate` seed."""
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForMaskedLM.from_pretrained(model_dir).eval()
-    blocks = BlockDataset(manifest, "validation", limit=settings["max_blocks"])
+    blocks = BlockDataset(read_manifest(manifest), Path(manifest).parent, "validation", limit=settings["max_blocks"])
     collator = OldCollator(tokenizer, PROBABILITY, torch.Generator().manual_seed(settings["seed"]))
     loss_sum, asked = 0.0, 0
     for start in range(0, len(blocks), settings["batch_size"]):
@@ -128,14 +129,16 @@ def bernoulli_loss(model_dir: str, manifest: str, settings: dict) -> float:
 def trainer_for(path: str, tokenizer, train, validation, settings: dict, output_dir: str):
     """The pipeline's CPU trainer for `path` ("new" or "old"), its model initialised from `settings["seed"]`."""
     set_seed(settings["seed"])
-    config = model_config({**config_section("model"), "architecture": "bert"}, tokenizer)  # both paths are BERT's
+    model_settings = {**config_section("model"), "architecture": "bert"}  # both paths are BERT's
+    config = model_config(model_settings, tokenizer)
     if path == "new":
         k = predictions_per_block(train.block_size, settings["mlm_probability"], settings["max_predictions"])
         model, collator = BertForMaskedPositions(config), BlockCollator(tokenizer, k, settings["seed"])
     else:
         model, collator = OldModel(config), OldCollator(tokenizer, settings["mlm_probability"])
     phase = plan_phases(settings, train.block_size)[0]
-    return build_trainer("cpu", settings, phase, output_dir, model, (collator, collator), train, validation)
+    job = TrainingJob("", "", model_settings, settings, "cpu", output_dir)  # the data and tokenizer come built
+    return build_trainer(job, settings, phase, output_dir, model, (collator, collator), train, validation)
 
 
 def training_settings(manifest: str, steps: int, seed: int) -> dict:
@@ -238,8 +241,9 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
-    train = BlockDataset(args.manifest, "train")
-    validation = BlockDataset(args.manifest, "validation", limit=config_section("pretrain")["eval_blocks"])
+    manifest, folder = read_manifest(args.manifest), Path(args.manifest).parent
+    train = BlockDataset(manifest, folder, "train")
+    validation = BlockDataset(manifest, folder, "validation", limit=config_section("pretrain")["eval_blocks"])
     report = {"predictions_per_block": predictions_per_block(train.block_size, PROBABILITY, None)}
     report["threads"] = args.threads
     if args.loss_steps:

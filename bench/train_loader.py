@@ -28,6 +28,7 @@ sys.path.insert(0, str(REPO))
 from step_clock import StepClock, interleaved, ratios  # noqa: E402
 from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed  # noqa: E402
 
+from snakebert.data.manifest import read_manifest  # noqa: E402
 from snakebert.training.block_dataset import BlockDataset  # noqa: E402
 from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
 from snakebert.training.model import masked_positions_model, model_config  # noqa: E402
@@ -91,11 +92,11 @@ def main() -> None:
 
     torch.set_num_threads(2)
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
-    blocks = BlockDataset(args.manifest, "train")
+    manifest, folder = read_manifest(args.manifest), Path(args.manifest).parent
+    blocks = BlockDataset(manifest, folder, "train")
     collator = BlockCollator(tokenizer, predictions_per_block(blocks.block_size, 0.15, None), seed=42)
     prebuilt = Prebuilt(blocks, collator, args.steps)
-    manifest = json.loads(Path(args.manifest).read_text())
-    files = [str(Path(args.manifest).parent / shard["path"]) for shard in manifest["shards"]]
+    files = [str(folder / shard["path"]) for shard in manifest["shards"]]
     rows = Rows(datasets.concatenate_datasets([datasets.Dataset.from_file(file) for file in files]))
     paths = {
         "ours": lambda: steps_per_second(tokenizer, blocks, collator, BATCH, args.steps),

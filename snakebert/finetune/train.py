@@ -139,7 +139,7 @@ def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: i
 
 def build_trainer(job: FinetuneJob, task: dict, model, splits: dict[str, EncodedSplit], folder: Path):
     arguments = training_arguments(job, task, folder, len(splits["train"]))
-    base, args, extra = BACKENDS[job.backend].trainer(arguments, BACKEND_SETTINGS, job.gaudi_config, job.on_device)
+    base, args, extra = BACKENDS[job.backend].trainer(arguments, BACKEND_SETTINGS, job)
     trainer_class = type(f"Task{base.__name__}", (EpochOrder, SealedCheckpoints, base), {})
 
     def compute_metrics(prediction) -> dict:

@@ -7,12 +7,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Protocol
 
 GAUDI_CONFIG = Path(__file__).resolve().parents[2] / "config" / "gaudi_config.json"
 
-# A trainer function takes (the TrainingArguments shared by every backend, the `pretrain` settings, the GaudiConfig
-# file, on_device) and returns (trainer class, its training arguments, further keyword arguments of the trainer).
-TrainerFunction = Callable[[dict, dict, str, bool], tuple[type, object, dict]]
+
+class Job(Protocol):
+    """What a trainer function reads of the job it trains for (a TrainingJob or a FinetuneJob)."""
+
+    gaudi_config: str  # the GaudiConfig file
+    on_device: bool  # False runs the HPU path's classes on the CPU (the contract tests)
+
+
+# A trainer function takes (the TrainingArguments shared by every backend, the `pretrain` settings, the job) and
+# returns (trainer class, its training arguments, further keyword arguments of the trainer).
+TrainerFunction = Callable[[dict, dict, Job], tuple[type, object, dict]]
 
 
 @dataclass(frozen=True)
@@ -29,7 +38,7 @@ class Backend:
     tasks_per_node: bool = False
 
 
-def cpu_trainer(arguments: dict, settings: dict, gaudi_config: str, on_device: bool):
+def cpu_trainer(arguments: dict, settings: dict, job: Job):
     from transformers import Trainer, TrainingArguments
 
     return Trainer, TrainingArguments(**arguments, use_cpu=True), {}
@@ -41,7 +50,7 @@ def cuda_arguments(settings: dict, capability: tuple[int, int]) -> dict:
     return {"bf16": ampere, "tf32": ampere, "optim": "adamw_torch_fused", "torch_compile": settings["torch_compile"]}
 
 
-def cuda_trainer(arguments: dict, settings: dict, gaudi_config: str, on_device: bool):
+def cuda_trainer(arguments: dict, settings: dict, job: Job):
     import torch
     from transformers import Trainer, TrainingArguments
 
@@ -49,20 +58,22 @@ def cuda_trainer(arguments: dict, settings: dict, gaudi_config: str, on_device: 
     return Trainer, TrainingArguments(**arguments, **speed), {}
 
 
-def hpu_trainer(arguments: dict, settings: dict, gaudi_config: str, on_device: bool):
-    """optimum-habana's GaudiTrainer; `on_device=False` runs it on the CPU (the contract tests do)."""
+def hpu_trainer(arguments: dict, settings: dict, job: Job):
+    """optimum-habana's GaudiTrainer with the job's GaudiConfig; a job with `on_device=False` runs it on the CPU
+    (the contract tests do)."""
     from optimum.habana import GaudiConfig, GaudiTrainer, GaudiTrainingArguments
 
+    on_device = job.on_device
     args = GaudiTrainingArguments(
         **arguments,
         use_habana=on_device,
         use_lazy_mode=on_device,
         use_cpu=not on_device,
-        gaudi_config_name=str(gaudi_config) if on_device else None,
+        gaudi_config_name=job.gaudi_config if on_device else None,
         throughput_warmup_steps=settings["throughput_warmup_steps"],
         bf16=on_device,
     )
-    return GaudiTrainer, args, {"gaudi_config": GaudiConfig.from_pretrained(str(gaudi_config))}
+    return GaudiTrainer, args, {"gaudi_config": GaudiConfig.from_pretrained(job.gaudi_config)}
 
 
 def gaudi_spawn(devices: int, nodes: int | None, script: Callable[[str], str]) -> str:

@@ -1,13 +1,14 @@
 """The packed blocks of the manifest as a map-style dataset (memory-mapped uint16 rows, train or validation, of
 the data set's block size or of a phase's packing) and the training order: a permutation of the train blocks that
-is a pure function of (shuffle seed, epoch)."""
+is a pure function of (shuffle seed, epoch). A dataset is given the manifest as read_manifest returned it, and reads
+only its block files."""
 
 from pathlib import Path
 
 import numpy as np
 from torch.utils.data import Sampler
 
-from ..data.manifest import held_out, packing_shards, read_manifest
+from ..data.manifest import held_out, packing_shards
 from ..files.arrow_streams import stream_batches
 from ..files.block_format import block_ids
 
@@ -29,17 +30,19 @@ def split_indices(manifest: dict, split: str, block_size: int | None = None) -> 
 
 
 class BlockDataset:
-    """Blocks of one split. Item `i` (or `(epoch, i)`, as EpochSampler yields) is {"ids": a uint16 row of
-    `block_size` token ids (no copy until batching), "block": its global block number, "epoch": epoch (0 for
-    a plain index)}: what the collator needs to mask it as a pure function of the block and the epoch."""
+    """Blocks of one split of `manifest`, whose shard paths are relative to `folder` (the manifest file's). Item
+    `i` (or `(epoch, i)`, as EpochSampler yields) is {"ids": a uint16 row of `block_size` token ids (no copy until
+    batching), "block": its global block number, "epoch": epoch (0 for a plain index)}: what the collator needs to
+    mask it as a pure function of the block and the epoch."""
 
-    def __init__(self, manifest_path: str, split: str, limit: int | None = None, block_size: int | None = None) -> None:
-        manifest = read_manifest(manifest_path)
+    def __init__(
+        self, manifest: dict, folder: Path, split: str, limit: int | None = None, block_size: int | None = None
+    ) -> None:
         self.block_size = block_size or manifest["block_size"]
         self.views = [
             view
             for shard in packing_shards(manifest, self.block_size)
-            for view in _shard_rows(str(Path(manifest_path).parent / shard["path"]), manifest, self.block_size)
+            for view in _shard_rows(str(folder / shard["path"]), manifest, self.block_size)
         ]
         self.view_starts = np.cumsum([0] + [len(view) for view in self.views])
         self.indices = split_indices(manifest, split, self.block_size)[:limit]

@@ -6,11 +6,13 @@ model mask the same tokens and agree, and runs with other recipes compare.
 """
 
 import math
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
+from ..data.manifest import read_manifest
 from ..errors import DataError
 from .block_dataset import BlockDataset
 from .masking import IGNORED, BlockCollator, predictions_per_block
@@ -26,7 +28,7 @@ def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threa
     device = "cuda" if torch.cuda.is_available() else "cpu"
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForMaskedLM.from_pretrained(model_dir).to(device).eval()
-    blocks = BlockDataset(manifest, "validation", limit=settings["max_blocks"])
+    blocks = BlockDataset(read_manifest(manifest), Path(manifest).parent, "validation", limit=settings["max_blocks"])
     k = predictions_per_block(blocks.block_size, masking["mlm_probability"], masking["max_predictions"])
     collator = BlockCollator(tokenizer, k, settings["seed"])
     loss_sum, correct, asked = 0.0, 0, 0

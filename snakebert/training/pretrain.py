@@ -62,7 +62,8 @@ def fingerprint_inputs(
 def preflight(manifest_path: str, manifest: dict, vocab_size: int, phases: list[Phase], ranks: int, backend: str):
     """Fail before the first step, and before any block is read: vocabulary, the manifest's counts, splits (each
     phase's packing against its global batch), and this process's share of the block files of every packing the
-    phases read."""
+    phases read. `manifest`: as read from `manifest_path`, which the errors name and the block paths are relative
+    to."""
     started = time.monotonic()
     check_vocabulary(manifest_path, manifest, vocab_size)
     check_counts(manifest_path, manifest)
@@ -161,6 +162,7 @@ class Run:
 
     job: TrainingJob
     settings: dict  # the job's, with the data set's shuffle seed
+    manifest: dict  # the job's manifest file, read once
     phases: list[Phase]
     tokenizer: object
     config: PretrainedConfig
@@ -172,7 +174,8 @@ class Run:
 
 
 def prepare_run(job: TrainingJob) -> Run:
-    """Check the data, the phases, the launch and the checkpoints before the first step."""
+    """Check the data, the phases, the launch and the checkpoints before the first step; the manifest is read here,
+    once, for the pre-flight, the fingerprint and every phase's blocks."""
     settings, backend = job.settings, job.backend
     disable_progress_bar()  # the log holds one line per logging step (progress.py), not progress bars
     if job.threads:
@@ -186,13 +189,13 @@ def prepare_run(job: TrainingJob) -> Run:
             "--set-resources pretrain:gpu=N) or set pretrain.backend: cuda"
         )
     tokenizer = AutoTokenizer.from_pretrained(job.tokenizer)
-    data = read_manifest(job.manifest)
-    phases = plan_phases(settings, data["block_size"])
-    preflight(job.manifest, data, len(tokenizer), phases, processes, backend)
-    validation = BlockDataset(job.manifest, "validation", limit=settings["eval_blocks"])
+    manifest = read_manifest(job.manifest)
+    phases = plan_phases(settings, manifest["block_size"])
+    preflight(job.manifest, manifest, len(tokenizer), phases, processes, backend)
+    validation = BlockDataset(manifest, Path(job.manifest).parent, "validation", limit=settings["eval_blocks"])
     config = model_config(job.model, tokenizer)
-    settings = {**settings, "shuffle_seed": data["shuffle_seed"]}
-    inputs = fingerprint_inputs(data, config, settings, processes, backend, job.gaudi_config)
+    settings = {**settings, "shuffle_seed": manifest["shuffle_seed"]}
+    inputs = fingerprint_inputs(manifest, config, settings, processes, backend, job.gaudi_config)
     if len(validation) < settings["per_device_eval_batch_size"]:
         print(
             f"evaluating in batches of {len(validation)}: only {len(validation)} validation blocks (last batches drop)"
@@ -203,7 +206,7 @@ def prepare_run(job: TrainingJob) -> Run:
     eval_collator = BlockCollator(tokenizer, k, settings["seed"])
     folder = run_directory(job.checkpoints, inputs)
     place = f"rank {rank(backend)} of {processes}"
-    return Run(job, settings, phases, tokenizer, config, validation, eval_collator, folder, inputs, place)
+    return Run(job, settings, manifest, phases, tokenizer, config, validation, eval_collator, folder, inputs, place)
 
 
 def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None):
@@ -212,21 +215,10 @@ def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None):
     job, settings = run.job, run.settings
     set_seed(settings["seed"])
     model = masked_positions_model(run.config)
-    train = BlockDataset(job.manifest, "train", block_size=phase.block_size)
+    train = BlockDataset(run.manifest, Path(job.manifest).parent, "train", block_size=phase.block_size)
     collator = BlockCollator(run.tokenizer, phase.predictions, settings["seed"], settings["corruption"])
-    trainer = build_trainer(
-        job.backend,
-        settings,
-        phase,
-        str(run.folder),
-        model,
-        (collator, run.eval_collator),
-        train,
-        run.validation,
-        job.on_device,
-        job.gaudi_config,
-        segment,
-    )
+    collators = (collator, run.eval_collator)
+    trainer = build_trainer(job, settings, phase, str(run.folder), model, collators, train, run.validation, segment)
     blocks = first_batch_blocks(trainer, train)
     print(
         f"{run.place}: the first batch of epoch 0 reads train blocks {blocks} (phase {phase.number}: "

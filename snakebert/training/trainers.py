@@ -12,9 +12,10 @@ from pathlib import Path
 from torch.optim.lr_scheduler import LambdaLR
 from transformers import PrinterCallback, TrainerCallback
 
-from .backends import BACKENDS, GAUDI_CONFIG
+from .backends import BACKENDS
 from .block_dataset import EpochSampler
 from .checkpoints import Segment, rotate, seal
+from .job import TrainingJob
 from .phases import Phase
 from .progress import ProgressLog
 from .schedule import peak_fraction
@@ -152,7 +153,7 @@ def global_batch_size(args) -> int:
 
 
 def build_trainer(
-    backend: str,
+    job: TrainingJob,
     settings: dict,
     phase: Phase,
     output_dir: str,
@@ -160,15 +161,13 @@ def build_trainer(
     collators: tuple,
     train,
     validation,
-    on_device=True,
-    gaudi_config: str | Path = GAUDI_CONFIG,
     segment: Segment | None = None,
 ):
-    """The trainer of `backend` (BACKENDS) for `phase` of the run, with `collators` (training's, evaluation's), in
-    the job's `segment` of the run (default: a run from step 1). `on_device=False` runs the HPU path's classes on
-    the CPU (for tests)."""
+    """The trainer of `phase` of the run on the job's backend (BACKENDS: its trainer function reads the job's
+    GaudiConfig and on_device), with the run's `settings` and `collators` (training's, evaluation's), in the job's
+    `segment` of the run (default: a run from step 1)."""
     arguments = common_arguments(settings, phase, output_dir)
-    base, args, extra = BACKENDS[backend].trainer(arguments, settings, str(gaudi_config), on_device)
+    base, args, extra = BACKENDS[job.backend].trainer(arguments, settings, job)
     members = {"phase": phase, "settings": settings, "eval_collator": collators[1], "segment": segment or Segment()}
     trainer_class = type(f"Block{base.__name__}", (PhaseTraining, base), members)
     trainer = trainer_class(

@@ -207,7 +207,7 @@ def test_a_signal_stops_gaudi_trainer_at_a_complete_checkpoint_and_the_rerun_end
     assert weights[0] == weights[1]
 
 
-def test_on_device_arguments_are_fields_of_gaudi_training_arguments(monkeypatch, tmp_path):
+def test_on_device_arguments_are_fields_of_gaudi_training_arguments(tiny_data, monkeypatch, tmp_path):
     """On a Gaudi the same call asks for HPU, lazy mode, our Gaudi config and bf16, with names 1.18.1 knows.
     (The real classes set up the device when created, so they are recorded here instead of created.)"""
     import optimum.habana
@@ -236,9 +236,8 @@ def test_on_device_arguments_are_fields_of_gaudi_training_arguments(monkeypatch,
     monkeypatch.setattr(optimum.habana, "GaudiTrainer", RecordedTrainer)
     settings = {**PRETRAIN, "shuffle_seed": 34}
     phase = plan_phases(settings, 16)[0]
-    trainers.build_trainer(
-        "hpu", settings, phase, str(tmp_path / "run"), None, (None, None), None, None, on_device=True
-    )
+    job = dataclasses.replace(hpu_job(tiny_data, tmp_path), on_device=True)
+    trainers.build_trainer(job, settings, phase, str(tmp_path / "run"), None, (None, None), None, None)
     args = created["args"]
     assert set(args) <= {field.name for field in dataclasses.fields(GaudiTrainingArguments)}
     assert (args["use_habana"], args["use_lazy_mode"], args["use_cpu"], args["bf16"]) == (True, True, False, True)

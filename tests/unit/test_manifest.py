@@ -67,16 +67,12 @@ def test_a_manifest_of_another_format_is_refused_with_what_to_do(tiny_data, tmp_
         read_manifest(str(path))
 
 
-def test_readers_take_the_column_and_dtype_from_the_manifest(tiny_data, tmp_path):
-    results = copy_results(tiny_data, tmp_path)
-    path = results / "dataset/manifest.json"
-    manifest = json.loads(path.read_text())
-    path.write_text(json.dumps({**manifest, "dtype": "uint32"}))
+def test_readers_take_the_column_and_dtype_from_the_manifest(tiny_data):
+    manifest, folder = read_manifest(str(tiny_data.manifest)), tiny_data.manifest.parent
     with pytest.raises(DataError, match="shard-00000.arrow: token ids of type uint16, the manifest says uint32"):
-        BlockDataset(str(path), "train")
-    path.write_text(json.dumps({**manifest, "column": "ids"}))
+        BlockDataset({**manifest, "dtype": "uint32"}, folder, "train")
     with pytest.raises(KeyError, match="ids"):
-        BlockDataset(str(path), "train")
+        BlockDataset({**manifest, "column": "ids"}, folder, "train")
 
 
 def test_the_data_digest_ignores_provenance_only(tiny_data):

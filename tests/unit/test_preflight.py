@@ -10,9 +10,11 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 import torch
-from helpers import TINY_TRAINING
+from helpers import PHASE_BLOCK_SIZE, TINY_TRAINING
 
+import snakebert.training.pretrain as pretrain_module
 from snakebert.config_defaults import schema_defaults
+from snakebert.data.manifest import read_manifest
 from snakebert.errors import DataError
 from snakebert.files.arrow_streams import read_table, stream_writer
 from snakebert.files.block_format import COLUMN, block_schema
@@ -22,13 +24,13 @@ from snakebert.training.checkpoints import FINGERPRINT_FILE, discard_unused
 from snakebert.training.job import TrainingJob
 from snakebert.training.model import BertForMaskedPositions
 from snakebert.training.preflight import check_counts, check_splits, check_vocabulary, verify_blocks
-from snakebert.training.pretrain import pretrain
+from snakebert.training.pretrain import phase_trainer, prepare_run, pretrain
 
 
 @pytest.fixture
 def data(tiny_data, tmp_path):
-    """A copy of the tiny data set's blocks and manifest, laid out as in results/."""
-    for folder in ("results/blocks", "results/dataset"):
+    """A copy of the tiny data set's blocks (of both packings) and manifest, laid out as in results/."""
+    for folder in ("results/blocks", f"results/blocks-{PHASE_BLOCK_SIZE}", "results/dataset"):
         shutil.copytree(tiny_data.root / folder, tmp_path / folder)
     manifest_path = tmp_path / "results/dataset/manifest.json"
     return manifest_path, json.loads(manifest_path.read_text())
@@ -84,7 +86,7 @@ def test_a_truncated_block_file_is_named_with_what_to_do(data):
     assert str(path) in str(refused.value)
     named = re.escape(manifest["shards"][0]["path"])  # as the manifest names it
     with pytest.raises(DataError, match=f"{named}: not a readable block file .* delete it and rerun"):
-        BlockDataset(str(manifest_path), "train")  # the training data reads it as pre-flight does
+        BlockDataset(manifest, manifest_path.parent, "train")  # the training data reads it as pre-flight does
 
 
 def test_splits_and_vocabulary_are_checked(data):
@@ -112,6 +114,33 @@ def test_pretrain_names_a_truncated_block_file_before_it_reads_the_blocks(tiny_d
         )  # fmt: skip
         pretrain(job, str(tmp_path / "model"))
     assert str(path) in str(refused.value) and not (tmp_path / "checkpoints").exists()
+
+
+def test_a_run_reads_the_manifest_file_once(tiny_data, data, tmp_path, monkeypatch):
+    """prepare_run reads manifest.json, and the file is gone the moment it has: pre-flight, the validation blocks
+    and each phase's train blocks (of both packings) work from what it read."""
+    manifest_path, _ = data
+
+    def read_then_delete(path):
+        manifest = read_manifest(path)
+        os.remove(path)
+        return manifest
+
+    monkeypatch.setattr(pretrain_module, "read_manifest", read_then_delete)
+    phases = [
+        {"block_size": PHASE_BLOCK_SIZE, "steps": 4, "per_device_train_batch_size": 8},
+        {"block_size": 16, "steps": 56},
+    ]
+    settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "phases": phases}
+    job = TrainingJob(
+        str(manifest_path), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
+        str(tmp_path / "checkpoints"),
+    )  # fmt: skip
+    run = prepare_run(job)
+    assert not manifest_path.exists() and len(run.validation) > 0
+    for phase in run.phases:
+        train = phase_trainer(run, phase).train_dataset
+        assert train.block_size == phase.block_size and len(train) > 0 and train[0]["ids"].shape == (phase.block_size,)
 
 
 def test_a_run_that_fails_at_its_first_step_leaves_no_checkpoint_folder(tiny_data, data, tmp_path, monkeypatch):

@@ -1,8 +1,6 @@
 """The training step has the same tensor shapes at every step (a graph-mode device builds one graph per set of
 shapes), whatever the batch's content, and batches do not depend on the number of dataloader workers."""
 
-import json
-
 import numpy as np
 import pytest
 import torch
@@ -11,7 +9,9 @@ from shape_log import changed_ops, step_shapes, training_step_shapes
 from transformers import AutoTokenizer
 
 from snakebert.config_defaults import schema_defaults
+from snakebert.data.manifest import read_manifest
 from snakebert.training.block_dataset import BlockDataset
+from snakebert.training.job import TrainingJob
 from snakebert.training.masking import IGNORED, BlockCollator, predictions_per_block
 from snakebert.training.model import ARCHITECTURES, masked_positions_model, model_config
 from snakebert.training.phases import plan_phases
@@ -21,15 +21,18 @@ from snakebert.training.trainers import build_trainer
 def tiny_trainer(data, folder, workers: int = 0, architecture: str = "bert"):
     """The pipeline's CPU trainer over the tiny data set's blocks (16 tokens), as pretrain builds it."""
     tokenizer = AutoTokenizer.from_pretrained(data.tokenizer)
-    manifest = str(data.manifest)
+    manifest = read_manifest(str(data.manifest))
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "dataloader_num_workers": workers}
-    settings["shuffle_seed"] = json.loads(data.manifest.read_text())["shuffle_seed"]
+    settings["shuffle_seed"] = manifest["shuffle_seed"]
     torch.manual_seed(0)
-    model = masked_positions_model(model_config({**TINY_TRAINING["model"], "architecture": architecture}, tokenizer))
+    model_settings = {**TINY_TRAINING["model"], "architecture": architecture}
+    model = masked_positions_model(model_config(model_settings, tokenizer))
     collator = BlockCollator(tokenizer, predictions_per_block(16, 0.15, None), seed=42)
-    train, validation = BlockDataset(manifest, "train"), BlockDataset(manifest, "validation")
+    train = BlockDataset(manifest, data.manifest.parent, "train")
+    validation = BlockDataset(manifest, data.manifest.parent, "validation")
     phase = plan_phases(settings, 16)[0]
-    return build_trainer("cpu", settings, phase, str(folder), model, (collator, collator), train, validation)
+    job = TrainingJob(str(data.manifest), str(data.tokenizer), model_settings, settings, "cpu", str(folder))
+    return build_trainer(job, settings, phase, str(folder), model, (collator, collator), train, validation)
 
 
 def varied_batches(trainer) -> list[dict]:

@@ -9,6 +9,7 @@ from helpers import TINY_TRAINING, build_tiny_data
 from transformers import AutoModelForMaskedLM, AutoTokenizer, TrainingArguments
 
 from snakebert.config_defaults import schema_defaults
+from snakebert.data.manifest import read_manifest
 from snakebert.training.backends import cuda_arguments
 from snakebert.training.block_dataset import BlockDataset
 from snakebert.training.masking import BlockCollator
@@ -32,7 +33,7 @@ def test_our_model_trains_compiled_with_fused_adamw_and_saves_as_plain_bert(tiny
     from transformers import Trainer
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_data.tokenizer)
-    manifest = str(tiny_data.manifest)
+    manifest, folder = read_manifest(str(tiny_data.manifest)), tiny_data.manifest.parent
     model = masked_positions_model(model_config(TINY_TRAINING["model"], tokenizer))
     phase = plan_phases(SETTINGS, 16)[0]
     arguments = {**common_arguments(SETTINGS, phase, str(tmp_path / "run")), **cuda_arguments(SETTINGS, (7, 0))}
@@ -40,8 +41,8 @@ def test_our_model_trains_compiled_with_fused_adamw_and_saves_as_plain_bert(tiny
         model=model,
         args=TrainingArguments(**arguments, use_cpu=True),
         data_collator=BlockCollator(tokenizer, 2, seed=42),
-        train_dataset=BlockDataset(manifest, "train"),
-        eval_dataset=BlockDataset(manifest, "validation"),
+        train_dataset=BlockDataset(manifest, folder, "train"),
+        eval_dataset=BlockDataset(manifest, folder, "validation"),
     )
     trainer.train()
     losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
