@@ -27,7 +27,7 @@ from .stop_request import Deadline, StopOnRequest, StopRequest, job_end_time, re
 from .trainers import build_trainer, global_batch_size
 
 # The `pretrain` settings that cannot change the trained weights; every other setting is in the fingerprint, so
-# a new setting shapes it unless it is named here (tests/test_fingerprint.py classifies every schema key).
+# a new setting shapes it unless it is named here (tests/unit/test_fingerprint.py classifies every schema key).
 NEUTRAL_SETTINGS = frozenset(
     {
         "backend",  # the resolved backend is fingerprinted instead

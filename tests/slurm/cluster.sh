@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real single-node SLURM cluster on this machine for tests/test_slurm.py (Debian, run as root, no systemd).
+# A real single-node SLURM cluster on this machine for tests/slurm/ (Debian, run as root, no systemd).
 #
 #   bash tests/slurm/cluster.sh start    # install (once) and start; a second start while running is a no-op
 #   bash tests/slurm/cluster.sh stop     # cancel jobs, stop every daemon this script started, by PID
