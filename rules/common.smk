@@ -40,19 +40,16 @@ def refused_as_workflow_error(function, *args):
 
 def plan_shards():
     """{source name: {shard name: input files}}, in corpus order, from config and the files found now."""
-    try:
-        return {
-            source["name"]: {shard_name(index): files for index, files in enumerate(plan_source(source))}
-            for source in config["sources"]
-        }
-    except DataError as error:
-        raise WorkflowError(str(error))
+    return {
+        source["name"]: {shard_name(index): files for index, files in enumerate(plan_source(source))}
+        for source in config["sources"]
+    }
 
 
 for problem in config_problems(config):  # the checks beyond the schema, before any job
     raise WorkflowError(problem)
 SOURCES = {source["name"]: source for source in config["sources"]}
-SHARDS = plan_shards()
+SHARDS = refused_as_workflow_error(plan_shards)
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
 FINETUNE_MODELS = finetune_plan.models(config["finetune"])
 

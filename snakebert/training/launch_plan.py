@@ -80,15 +80,16 @@ def launch_step_nodes(resources, nodes: int | None) -> int | None:
 def launch_plan(resources, requested: str, model: dict, script: Callable[[str], str]) -> LaunchPlan:
     """The launch of a training rule given `resources`, `requested` (`pretrain.backend`) and the `model` config;
     `script` gives the path of a script of scripts/ as the command names it."""
-    nodes = rule_nodes(resources)
-    backend = resolve_backend(requested, rule_devices(resources))
+    nodes, devices = rule_nodes(resources), rule_devices(resources)
+    backend = resolve_backend(requested, devices)
     check_tasks(resources, nodes, backend)
     check_backend(model, backend)
-    ranks = device_count(backend, rule_devices(resources), nodes)
-    if ranks % (nodes or 1):
+    ranks = device_count(backend, devices, nodes)
+    node_count = nodes or 1
+    if ranks % node_count:
         raise DataError(
             f"resources {BACKENDS[backend].resource}={ranks} and nodes={nodes}: the devices must split evenly "
             "between the nodes"
         )
     steps = launch_step_nodes(resources, nodes)
-    return LaunchPlan(backend, ranks, nodes, steps, BACKENDS[backend].launch(ranks // (nodes or 1), steps, script))
+    return LaunchPlan(backend, ranks, nodes, steps, BACKENDS[backend].launch(ranks // node_count, steps, script))
