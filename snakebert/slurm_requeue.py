@@ -5,7 +5,9 @@ Snakefile's onstart) watches the jobs submitted from its working directory and r
 `scontrol requeue`: the job runs again under the ID the plugin waits for (SLURM holds a requeued job for about two
 minutes first), and pretrain resumes from its newest complete checkpoint. Where SLURM refuses (a job submitted with
 --no-requeue, a cluster with JobRequeue=0), the watcher says why and stops the workflow as a Ctrl-C does, which
-cancels its other jobs: it never waits on a job that cannot run again."""
+cancels its other jobs: it never waits on a job that cannot run again. It does so through a signal of its own,
+STOP_WORKFLOW, whose handler raises KeyboardInterrupt, not SIGINT: a shell starts a background job with SIGINT
+ignored, and Python then leaves it so."""
 
 import os
 import shutil
@@ -18,6 +20,7 @@ from datetime import datetime
 
 INTERVAL_SECONDS = 30  # between two looks at the accounting database
 REFUSALS = 3  # looks in a row at which SLURM refuses a job's requeue before the workflow stops
+STOP_WORKFLOW = signal.SIGUSR2
 
 
 def preempted_jobs(workdir: str, since: datetime) -> list[str]:
@@ -70,13 +73,19 @@ def watch(workdir: str, since: datetime, say: Callable[[str], None]) -> None:
                     "Stopping the workflow, which would wait for that job forever: run it again to resume from the "
                     "newest checkpoint (or let the profile's slurm-requeue submit requeueable jobs)"
                 )
-                os.kill(os.getpid(), signal.SIGINT)
+                os.kill(os.getpid(), STOP_WORKFLOW)
                 return
 
 
+def stop_workflow(number: int, frame) -> None:
+    raise KeyboardInterrupt  # snakemake's way out on a Ctrl-C: it cancels its jobs and exits non-zero
+
+
 def start_watching(workdir: str, say: Callable[[str], None]) -> None:
-    """Watch the SLURM jobs submitted from `workdir` from now on, in a thread of this process (it ends with it)."""
+    """Watch the SLURM jobs submitted from `workdir` from now on, in a thread of this process (it ends with it).
+    Called in the main thread, which alone may set the handler of STOP_WORKFLOW."""
     if shutil.which("sacct") is None or shutil.which("scontrol") is None:
         say("no sacct or scontrol on this host: a job preempted without a grace time is not requeued")
         return
+    signal.signal(STOP_WORKFLOW, stop_workflow)
     threading.Thread(target=watch, args=(workdir, datetime.now(), say), daemon=True, name="slurm-requeue").start()
