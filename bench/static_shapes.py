@@ -41,9 +41,10 @@ from transformers.modeling_outputs import MaskedLMOutput  # noqa: E402
 from snakebert.config_defaults import schema_defaults  # noqa: E402
 from snakebert.data.manifest import read_manifest  # noqa: E402
 from snakebert.training.block_dataset import BlockDataset  # noqa: E402
+from snakebert.training.collator import BlockCollator  # noqa: E402
 from snakebert.training.evaluate import evaluate  # noqa: E402
 from snakebert.training.job import TrainingJob  # noqa: E402
-from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
+from snakebert.training.masking import predictions_per_block  # noqa: E402
 from snakebert.training.model import BertForMaskedPositions, model_config, save_masked_lm  # noqa: E402
 from snakebert.training.phases import plan_phases  # noqa: E402
 from snakebert.training.trainers import build_trainer  # noqa: E402

@@ -30,7 +30,8 @@ from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed  # 
 
 from snakebert.data.manifest import read_manifest  # noqa: E402
 from snakebert.training.block_dataset import BlockDataset  # noqa: E402
-from snakebert.training.masking import BlockCollator, predictions_per_block  # noqa: E402
+from snakebert.training.collator import BlockCollator  # noqa: E402
+from snakebert.training.masking import predictions_per_block  # noqa: E402
 from snakebert.training.model import masked_positions_model, model_config  # noqa: E402
 
 MODEL = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512}

@@ -1,6 +1,7 @@
 """A digest of a script and the project modules it imports, so that editing the code reruns what it made."""
 
 import ast
+import functools
 import hashlib
 from pathlib import Path
 
@@ -21,28 +22,36 @@ def _with_packages(root: Path, name: str) -> set[Path]:
     return {path for path in files if path}
 
 
-def _package_of(root: Path, path: Path) -> list[str]:
+def _package_of(root: Path, path: Path) -> tuple[str, ...]:
     """The dotted package a module file under `root` belongs to (what a relative import starts from)."""
-    return list(path.relative_to(root).with_suffix("").parts[:-1])  # a/b/c.py and a/b/__init__.py: a.b
+    return path.relative_to(root).with_suffix("").parts[:-1]  # a/b/c.py and a/b/__init__.py: a.b
 
 
-def local_imports(path: Path, root: Path) -> set[Path]:
-    """The project files under `root` that `path` imports: absolute imports (`import a.b`, `from a.b import c`,
-    where c may be a module) and relative ones (`from . import c`, `from ..a import c`)."""
+@functools.cache
+def _imported_modules(source: str, filename: str, package: tuple[str, ...]) -> frozenset[str]:
+    """The dotted names a module's `source` imports, `package` the one its relative imports start from. Cached on the
+    source itself: a workflow's parse digests about 20 scripts whose imports share most modules, and an edited file
+    is parsed anew."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in ast.walk(ast.parse(source, filename=filename)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                package = _package_of(root, path)
                 base = package[: len(package) - node.level + 1]
-                module = ".".join(base + ([node.module] if node.module else []))
+                module = ".".join(base + ((node.module,) if node.module else ()))
             else:
                 module = node.module
             if module:
                 names.add(module)
                 names.update(f"{module}.{alias.name}" for alias in node.names)
+    return frozenset(names)
+
+
+def local_imports(path: Path, root: Path) -> set[Path]:
+    """The project files under `root` that `path` imports: absolute imports (`import a.b`, `from a.b import c`,
+    where c may be a module) and relative ones (`from . import c`, `from ..a import c`)."""
+    names = _imported_modules(path.read_text(), str(path), _package_of(root, path))
     return {found for name in names for found in _with_packages(root, name)} - {path}
 
 

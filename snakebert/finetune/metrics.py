@@ -22,7 +22,6 @@ METRICS: dict[str, Metric] = {
     "pearson": lambda truth, predicted, classes: pearsonr(truth, predicted).statistic,
     "spearman": lambda truth, predicted, classes: spearmanr(truth, predicted).statistic,
 }
-CLASS_METRICS = ("accuracy", "macro_f1", "f1", "matthews")
 DEFAULT_METRICS = {"classification": ["macro_f1", "accuracy"], "regression": ["pearson", "spearman"]}
 
 

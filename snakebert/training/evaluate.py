@@ -15,7 +15,8 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 from ..data.manifest import read_manifest
 from ..errors import DataError
 from .block_dataset import BlockDataset
-from .masking import IGNORED, BlockCollator, predictions_per_block
+from .collator import BlockCollator
+from .masking import IGNORED, predictions_per_block
 from .model import masked_logits
 
 

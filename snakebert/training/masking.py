@@ -7,7 +7,6 @@ the point where a run was resumed.
 """
 
 import numpy as np
-import torch
 
 IGNORED = -100  # the label of a padding prediction slot (a block with fewer than k maskable tokens)
 BERT_CORRUPTION = {"mask": 0.8, "random": 0.1, "keep": 0.1}  # what every MLM evaluation masks with
@@ -53,29 +52,3 @@ def mask_blocks(
     inputs = ids.astype(np.int64)
     np.put_along_axis(inputs, positions, np.where(asked, replacement, original), axis=1)
     return inputs, positions, np.where(asked, original, IGNORED)
-
-
-class BlockCollator:
-    """Stack blocks (items of a BlockDataset) into an int64 batch and mask it: `input_ids` (batch, block_size),
-    `masked_positions` and `labels` (batch, k). Every position is a real token, so the attention mask (all ones)
-    and token type ids (all zeros) are the model's defaults and not passed."""
-
-    def __init__(self, tokenizer, k: int, seed: int, corruption: dict = BERT_CORRUPTION) -> None:
-        self.k = k
-        self.seed = seed
-        self.corruption = corruption
-        self.special_ids = np.array(sorted(tokenizer.all_special_ids))
-        self.mask_id = tokenizer.mask_token_id
-        self.vocab_size = len(tokenizer)
-
-    def __call__(self, items: list[dict]) -> dict[str, torch.Tensor]:
-        ids = np.stack([item["ids"] for item in items])
-        keys = [(self.seed, item["epoch"], item["block"]) for item in items]
-        inputs, positions, labels = mask_blocks(
-            ids, keys, self.k, self.special_ids, self.mask_id, self.vocab_size, self.corruption
-        )
-        return {
-            "input_ids": torch.from_numpy(inputs),
-            "masked_positions": torch.from_numpy(positions),
-            "labels": torch.from_numpy(labels),
-        }

@@ -67,11 +67,6 @@ def plan_phases(settings: dict, block_size: int) -> list[Phase]:
     return phases
 
 
-def phase_of(phases: list[Phase], step: int) -> Phase:
-    """The phase that trains after the run's `step` (the last phase once the run is done)."""
-    return next((phase for phase in phases if step < phase.stop), phases[-1])
-
-
 def packing_sizes(settings: dict, block_size: int) -> list[int]:
     """The block sizes of the phases other than the data set's own, each packed from the token files."""
     return sorted({phase.block_size for phase in plan_phases(settings, block_size)} - {block_size})

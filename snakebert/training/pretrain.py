@@ -17,8 +17,9 @@ from ..files.atomic import atomic_path
 from .backends import rank, world_size
 from .block_dataset import BlockDataset, split_indices
 from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory, step_ranges
+from .collator import BlockCollator
 from .job import TrainingJob
-from .masking import BlockCollator, predictions_per_block
+from .masking import predictions_per_block
 from .model import masked_positions_model, model_config, save_masked_lm
 from .model_config import backend_problems
 from .phases import Phase, plan_phases

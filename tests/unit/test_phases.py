@@ -11,7 +11,7 @@ from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
 from snakebert.training.calibration import combined, project
 from snakebert.training.masking import mask_blocks
-from snakebert.training.phases import config_problems, packing_sizes, phase_of, plan_phases
+from snakebert.training.phases import config_problems, packing_sizes, plan_phases
 from snakebert.training.schedule import peak_fraction, shape
 
 SETTINGS = {**schema_defaults("pretrain"), "max_steps": 1000, "learning_rate": 1e-3, "warmup_steps": 100}
@@ -39,7 +39,6 @@ def test_phases_split_max_steps_and_override_the_settings_they_name():
     assert (first.per_device_train_batch_size, second.per_device_train_batch_size) == (64, 32)
     assert (first.predictions, second.predictions) == (19, 77)  # min(20, round(0.15 x 128)); no cap at 512
     assert (first.learning_rate, second.learning_rate, second.warmup_steps) == (1e-3, 5e-4, 10)
-    assert phase_of([first, second], 899) is first and phase_of([first, second], 900) is second
     assert packing_sizes({**SETTINGS, "phases": TWO}, 512) == [128]
 
 

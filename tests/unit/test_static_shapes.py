@@ -11,8 +11,9 @@ from transformers import AutoTokenizer
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
 from snakebert.training.block_dataset import BlockDataset
+from snakebert.training.collator import BlockCollator
 from snakebert.training.job import TrainingJob
-from snakebert.training.masking import IGNORED, BlockCollator, predictions_per_block
+from snakebert.training.masking import IGNORED, predictions_per_block
 from snakebert.training.model import ARCHITECTURES, masked_positions_model, model_config
 from snakebert.training.phases import plan_phases
 from snakebert.training.trainers import build_trainer

@@ -12,7 +12,7 @@ from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
 from snakebert.training.backends import cuda_arguments
 from snakebert.training.block_dataset import BlockDataset
-from snakebert.training.masking import BlockCollator
+from snakebert.training.collator import BlockCollator
 from snakebert.training.model import masked_positions_model, model_config, save_masked_lm
 from snakebert.training.phases import plan_phases
 from snakebert.training.trainers import common_arguments
