@@ -63,7 +63,7 @@ def memory_and_tokenizer(workdir: Path, files: list[str], vocab_size: int) -> di
     settings = json.dumps({**TOKENIZER, "vocab_size": vocab_size, "sample_chars": cap})
     results = {}
     for scale, shard in shards.items():
-        trained = python("train_tokenizer.py", "--settings", settings, "--duplicates",
+        trained = python("train_tokenizer.py", "--tokenizer", settings, "--duplicates",
                          str(workdir / f"duplicates-x{scale}.arrow"), "--raw", shard,
                          "--stats", str(Path(shard).with_suffix(".json")),
                          "--out", str(workdir / f"tokenizer-x{scale}"))  # fmt: skip

@@ -74,7 +74,7 @@ def timed_run(args: argparse.Namespace, model: dict, settings: dict) -> None:
         command = [
             sys.executable, str(REPO / "scripts/torch_spawn.py"), "--nproc_per_node", "2", __file__, "--rank", folder,
             "--backend", "cpu", "--world-size", "2", "--manifest", args.manifest, "--tokenizer", args.tokenizer,
-            "--model", json.dumps(model), "--settings", json.dumps(settings), "--threads", str(args.threads),
+            "--model", json.dumps(model), "--pretrain", json.dumps(settings), "--threads", str(args.threads),
             "--checkpoints", f"{folder}/checkpoints", "--out", f"{folder}/model",
         ]  # fmt: skip
         subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True)

@@ -14,10 +14,10 @@ rule model_card:
     params:
         script=script("model_card.py"),
         code=code("model_card.py"),
-        settings=config_json("pretrain"),
+        pretrain=config_json("pretrain"),
     shell:
         "python {params.script} --model {input.model} --manifest {input.manifest} --eval-metrics {input.metrics}"
-        " --settings {params.settings:q} --out {output} -- {input.finetune:q} 2> {log}"
+        " --pretrain {params.pretrain:q} --out {output} -- {input.finetune:q} > {log} 2>&1"
 
 
 rule dataset_card:
@@ -34,4 +34,4 @@ rule dataset_card:
         script=script("dataset_card.py"),
         code=code("dataset_card.py"),
     shell:
-        "python {params.script} --manifest {input.manifest} --out {output} 2> {log}"
+        "python {params.script} --manifest {input.manifest} --out {output} > {log} 2>&1"

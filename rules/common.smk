@@ -160,7 +160,7 @@ def training_command(*options):
         [
             "{params.plan.launch} {params.script} --backend {params.plan.backend} --world-size {params.plan.ranks}"
             " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model:q}"
-            " --settings {params.settings:q} --evaluation {params.evaluation:q} --checkpoints {params.checkpoints}"
+            " --pretrain {params.pretrain:q} --masking {params.masking:q} --checkpoints {params.checkpoints}"
             " --gaudi-config {input.gaudi_config:q} --threads {threads} --out {output}",
             *options,
             "> {log} 2>&1",
@@ -187,8 +187,8 @@ def training_params(name, checkpoints):
         "script": script(name),
         "code": code(name),
         "model": config_json("model"),
-        "settings": config_json("pretrain"),
-        "evaluation": masking_json,
+        "pretrain": config_json("pretrain"),
+        "masking": masking_json,
         "checkpoints": checkpoints,
     }
 

@@ -18,7 +18,7 @@ rule prepare_task:
         code=code("prepare_task.py"),
         task=task_json,
     shell:
-        "python {params.script} --task {params.task:q} --out {output} 2> {log}"
+        "python {params.script} --task {params.task:q} --out {output} > {log} 2>&1"
 
 
 rule finetune:
@@ -66,7 +66,7 @@ rule finetune_baselines:
         script=script("finetune_baselines.py"),
         code=code("finetune_baselines.py"),
     shell:
-        "python {params.script} --task {input} --out {output} 2> {log}"
+        "python {params.script} --task {input} --out {output} > {log} 2>&1"
 
 
 rule summarize_finetune:
@@ -86,4 +86,4 @@ rule summarize_finetune:
         code=code("summarize_finetune.py"),
     shell:
         "python {params.script} --task {input.data}/task.json --baselines {input.baselines}"
-        " --out {output} {input.runs:q} 2> {log}"
+        " --out {output} {input.runs:q} > {log} 2>&1"

@@ -11,7 +11,7 @@ rule push_to_hub:
     params:
         script=script("push_to_hub.py"),
         code=code("push_to_hub.py"),
-        settings=config_json("hub"),
+        hub=config_json("hub"),
         uploads=hub_uploads_json,
     shell:
-        "python {params.script} --settings {params.settings:q} --uploads {params.uploads:q} --out {output} 2> {log}"
+        "python {params.script} --hub {params.hub:q} --uploads {params.uploads:q} --out {output} > {log} 2>&1"

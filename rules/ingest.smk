@@ -19,7 +19,7 @@ rule ingest_shard:
         files=shard_files,
     shell:
         "python {params.script} --source {params.source:q} --clean {params.clean:q}"
-        " --shard {params.index} --out {output.shard} --stats {output.stats} -- {params.files:q} 2> {log}"
+        " --shard {params.index} --out {output.shard} --stats {output.stats} -- {params.files:q} > {log} 2>&1"
 
 
 rule find_duplicates:

@@ -21,7 +21,8 @@ rule build_manifest:
         config_digest=data_config_digest,
         phase_sizes=phase_block_sizes,
     shell:
-        "python {params.script} --data {params.data:q} --config-digest {params.config_digest} --tokenizer {input.tokenizer}"
-        " --raw {input.raw:q} --raw-stats {input.raw_stats:q} --token-stats {input.token_stats:q}"
-        " --blocks {input.blocks:q} --block-stats {input.block_stats:q} --phase-sizes {params.phase_sizes}"
-        " --phase-blocks {input.phase_blocks:q} --phase-block-stats {input.phase_block_stats:q} --out {output} 2> {log}"
+        "python {params.script} --data {params.data:q} --config-digest {params.config_digest}"
+        " --tokenizer {input.tokenizer} --raw {input.raw:q} --raw-stats {input.raw_stats:q}"
+        " --token-stats {input.token_stats:q} --blocks {input.blocks:q} --block-stats {input.block_stats:q}"
+        " --phase-sizes {params.phase_sizes} --phase-blocks {input.phase_blocks:q}"
+        " --phase-block-stats {input.phase_block_stats:q} --out {output} > {log} 2>&1"

@@ -32,10 +32,10 @@ rule evaluate:
     params:
         script=script("evaluate.py"),
         code=code("evaluate.py"),
-        settings=evaluation_json,
+        evaluate=evaluation_json,
         masking=masking_json,
     shell:
-        "python {params.script} --model {input.model} --manifest {input.manifest} --settings {params.settings:q}"
+        "python {params.script} --model {input.model} --manifest {input.manifest} --evaluate {params.evaluate:q}"
         " --masking {params.masking:q} --threads {threads} --out {output} > {log} 2>&1"
 
 

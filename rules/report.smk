@@ -17,7 +17,7 @@ rule plot_data:
         script=script("plot_data.py"),
         code=code("plot_data.py"),
     shell:
-        "python {params.script} --manifest {input.manifest} --out {output} {input.tokens:q} 2> {log}"
+        "python {params.script} --manifest {input.manifest} --out {output} {input.tokens:q} > {log} 2>&1"
 
 
 rule plot_training:
@@ -39,7 +39,7 @@ rule plot_training:
         script=script("plot_training.py"),
         code=code("plot_training.py"),
     shell:
-        "python {params.script} --model {input.model} --eval-metrics {input.metrics} --out {output} 2> {log}"
+        "python {params.script} --model {input.model} --eval-metrics {input.metrics} --out {output} > {log} 2>&1"
 
 
 rule plot_downstream:
@@ -60,7 +60,7 @@ rule plot_downstream:
         script=script("plot_downstream.py"),
         code=code("plot_downstream.py"),
     shell:
-        "python {params.script} --out {output} {input:q} 2> {log}"
+        "python {params.script} --out {output} {input:q} > {log} 2>&1"
 
 
 rule report_summary:
@@ -88,4 +88,4 @@ rule report_summary:
     shell:
         "python {params.script} --manifest {input.manifest} --model {input.model}"
         " --eval-metrics {input.metrics} --calibration {params.calibration} --out {output}"
-        " {input.probes:q} --finetune {input.finetune:q} 2> {log}"
+        " {input.probes:q} --finetune {input.finetune:q} > {log} 2>&1"

@@ -16,7 +16,7 @@ rule train_tokenizer:
     params:
         script=script("train_tokenizer.py"),
         code=code("train_tokenizer.py"),
-        settings=config_json("tokenizer"),
+        tokenizer=config_json("tokenizer"),
     shell:
-        "RAYON_NUM_THREADS={threads} python {params.script} --settings {params.settings:q}"
-        " --duplicates {input.duplicates} --raw {input.shards:q} --stats {input.stats:q} --out {output} 2> {log}"
+        "RAYON_NUM_THREADS={threads} python {params.script} --tokenizer {params.tokenizer:q}"
+        " --duplicates {input.duplicates} --raw {input.shards:q} --stats {input.stats:q} --out {output} > {log} 2>&1"

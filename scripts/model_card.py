@@ -16,11 +16,11 @@ def main() -> None:
     parser.add_argument("--model", required=True, help="the pretrained model's folder")
     parser.add_argument("--manifest", required=True)
     parser.add_argument("--eval-metrics", required=True)
-    parser.add_argument("--settings", required=True, help="the `pretrain` config, as JSON")
+    parser.add_argument("--pretrain", required=True, help="the `pretrain` config, as JSON")
     parser.add_argument("--out", required=True)
     parser.add_argument("finetune", nargs="*", help="the downstream tasks' metrics files")
     args = parser.parse_args()
-    write_model_card(args.model, args.manifest, args.eval_metrics, json.loads(args.settings), args.finetune, args.out)
+    write_model_card(args.model, args.manifest, args.eval_metrics, json.loads(args.pretrain), args.finetune, args.out)
 
 
 if __name__ == "__main__":

@@ -14,11 +14,11 @@ from snakebert.hub import push
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--settings", required=True, help="the `hub` config, as JSON")
+    parser.add_argument("--hub", required=True, help="the `hub` config, as JSON")
     parser.add_argument("--uploads", required=True, help="{what: the files to send}, as JSON")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    write_json(args.out, push(json.loads(args.uploads), json.loads(args.settings)))
+    write_json(args.out, push(json.loads(args.uploads), json.loads(args.hub)))
 
 
 if __name__ == "__main__":

@@ -13,13 +13,13 @@ from snakebert.errors import run_cli
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--settings", required=True, help="the `tokenizer` config, as JSON")
+    parser.add_argument("--tokenizer", required=True, help="the `tokenizer` config, as JSON")
     parser.add_argument("--duplicates", required=True)
     parser.add_argument("--raw", nargs="+", required=True, help="the text shards, in corpus order")
     parser.add_argument("--stats", nargs="+", required=True, help="their counts, in the same order")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    train_tokenizer(args.raw, args.stats, args.duplicates, json.loads(args.settings), args.out)
+    train_tokenizer(args.raw, args.stats, args.duplicates, json.loads(args.tokenizer), args.out)
 
 
 if __name__ == "__main__":

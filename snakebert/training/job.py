@@ -33,8 +33,8 @@ ARGUMENTS = {
     "--manifest": {"required": True},
     "--tokenizer": {"required": True},
     "--model": {"required": True, "help": "the `model` config, as JSON"},
-    "--settings": {"required": True, "help": "the `pretrain` config, as JSON"},
-    "--evaluation": {
+    "--pretrain": {"required": True, "help": "the `pretrain` config, as JSON"},
+    "--masking": {
         "default": json.dumps(evaluation_masking(schema_defaults("evaluate"))),
         "help": "the masking of evaluations during training, as JSON (default: the `evaluate` config's default)",
     },
@@ -53,11 +53,11 @@ def job_from(args) -> TrainingJob:
         manifest=args.manifest,
         tokenizer=args.tokenizer,
         model=json.loads(args.model),
-        settings=json.loads(args.settings),
+        settings=json.loads(args.pretrain),
         backend=args.backend,
         checkpoints=args.checkpoints,
         world_size=args.world_size,
         threads=args.threads,
         gaudi_config=args.gaudi_config,
-        evaluation=json.loads(args.evaluation),
+        evaluation=json.loads(args.masking),
     )

@@ -331,14 +331,14 @@ def dl1_cpus(tmp_path, monkeypatch):
 
 def test_mpi_launch_on_one_node_with_8_ranks(dl1_cpus):
     settings = '{"max_steps": 10, "note": "a b"}'
-    args = ["--world_size", "8", "--use_mpi", "scripts/pretrain.py", "--x", "1", "--settings", settings]
+    args = ["--world_size", "8", "--use_mpi", "scripts/pretrain.py", "--x", "1", "--pretrain", settings]
     runner = gaudi_spawn.runner(gaudi_spawn.parse(args))
     assert type(runner) is DistributedRunner
     interpreter = shlex.split(runner._interpreter)
     assert interpreter[:9] == ["mpirun", "-n", "8", "--bind-to", "core", "--map-by", "socket:PE=6", "--rank-by", "core"]
     assert interpreter[-1] == sys.executable
     [command] = runner._commands
-    assert shlex.split(command) == ["scripts/pretrain.py", "--x", "1", "--settings", settings]
+    assert shlex.split(command) == ["scripts/pretrain.py", "--x", "1", "--pretrain", settings]
     assert runner._model_env_vars == {"MASTER_ADDR": "localhost", "MASTER_PORT": 29500}
 
 

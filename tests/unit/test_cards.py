@@ -236,7 +236,7 @@ def test_a_damaged_input_is_named_and_leaves_no_card(run, damaged, what):
     (run / damaged).write_text('{"mlm_loss": 4.9, "perpl')
     done = run_script(
         "model_card.py", "--model", str(run / "model"), "--manifest", str(run / "dataset/manifest.json"),
-        "--eval-metrics", str(run / "eval/metrics.json"), "--settings", json.dumps(SETTINGS),
+        "--eval-metrics", str(run / "eval/metrics.json"), "--pretrain", json.dumps(SETTINGS),
         "--out", str(run / "cards/model/README.md"), "--", *(str(path) for path in run.glob("finetune/*/metrics.json")),
     )  # fmt: skip
     assert done.returncode == 1

@@ -44,7 +44,7 @@ def run_script(name: str, *args: str) -> subprocess.CompletedProcess:
         ("tokens", "pack_shard.py", ["--block-size", "16", "--out", "{r}/new.arrow", "--stats", "{r}/new.json",
                                      TOKENS], "new.arrow"),
         ("raw", "find_duplicates.py", ["--out", "{r}/new.arrow", RAW], "new.arrow"),
-        ("raw", "train_tokenizer.py", ["--settings", '{"vocab_size": 200, "min_frequency": 1, "lowercase": true, '
+        ("raw", "train_tokenizer.py", ["--tokenizer", '{"vocab_size": 200, "min_frequency": 1, "lowercase": true, '
                                        '"sample_chars": 1000000, "model_max_length": 16}', "--duplicates",
                                        "{r}/dedup/duplicates.arrow", "--raw", RAW,
                                        "--stats", RAW.replace(".arrow", ".json"), "--out", "{r}/new"], "new"),
@@ -107,7 +107,7 @@ def test_a_damaged_stats_file_is_named_by_the_tokenizer_job(results):
     raw = results / f"raw/{SHARD}.arrow"
     (results / f"raw/{SHARD}.json").write_text('{"chars": ')
     done = run_script(
-        "train_tokenizer.py", "--settings", '{"vocab_size": 200, "min_frequency": 1, "lowercase": true, '
+        "train_tokenizer.py", "--tokenizer", '{"vocab_size": 200, "min_frequency": 1, "lowercase": true, '
         '"sample_chars": 1000000, "model_max_length": 16}', "--duplicates", str(results / "dedup/duplicates.arrow"),
         "--raw", str(raw), "--stats", str(raw.with_suffix(".json")), "--out", str(results / "new"),
     )  # fmt: skip

@@ -52,7 +52,7 @@ def run_on_two_nodes(folder, script: str, data, settings: dict, *arguments: str)
         sys.executable, str(REPO / "scripts/torch_spawn.py"), "--nodes", "2", "--nproc_per_node", "1",
         str(REPO / "scripts" / script), "--backend", "cpu", "--world-size", "2", "--manifest", str(data.manifest),
         "--tokenizer", str(data.tokenizer), "--model", json.dumps(TINY_TRAINING["model"]),
-        "--settings", json.dumps(settings), "--threads", "1", *arguments,
+        "--pretrain", json.dumps(settings), "--threads", "1", *arguments,
     ]  # fmt: skip
     with contextlib.ExitStack() as files:
         job = files.enter_context(held_rendezvous())

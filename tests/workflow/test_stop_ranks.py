@@ -33,7 +33,7 @@ def torchrun(data, folder, harness: tuple[str, ...] = ()) -> list[str]:
     return [
         sys.executable, str(REPO / "scripts/torch_spawn.py"), "--nproc_per_node", "2", *script,
         "--backend", "cpu", "--world-size", "2", "--manifest", str(data.manifest), "--tokenizer", str(data.tokenizer),
-        "--model", json.dumps(TINY_TRAINING["model"]), "--settings", json.dumps(SETTINGS), "--threads", "1",
+        "--model", json.dumps(TINY_TRAINING["model"]), "--pretrain", json.dumps(SETTINGS), "--threads", "1",
         "--checkpoints", str(folder / "checkpoints"), "--out", str(folder / "model"),
     ]  # fmt: skip
 

@@ -30,7 +30,7 @@ def pretrain_command(data, folder, **settings) -> list[str]:
     return [
         sys.executable, str(REPO / "scripts/pretrain.py"), "--backend", "cpu", "--world-size", "1",
         "--manifest", str(data.manifest), "--tokenizer", str(data.tokenizer),
-        "--model", json.dumps(TINY_TRAINING["model"]), "--settings", json.dumps({**SETTINGS, **settings}),
+        "--model", json.dumps(TINY_TRAINING["model"]), "--pretrain", json.dumps({**SETTINGS, **settings}),
         "--threads", "1",
         "--checkpoints", str(folder / "checkpoints"), "--out", str(folder / "model"),
     ]  # fmt: skip
