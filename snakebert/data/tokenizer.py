@@ -12,7 +12,7 @@ from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers,
 from ..errors import DataError
 from ..files.atomic import atomic_path
 from ..files.json_files import read_fields
-from ..pretrained import load_named
+from ..named_loading import load_named
 from .corpus import sample_texts, shard_texts
 from .dedup import duplicate_rows, shard_key
 from .special_tokens import SPECIAL_ROLES

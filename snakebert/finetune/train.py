@@ -17,7 +17,7 @@ from transformers.utils.logging import disable_progress_bar
 from ..errors import DataError
 from ..files.checksum import sha256
 from ..files.json_files import write_json
-from ..pretrained import load_named
+from ..named_loading import load_named
 from ..training.backends import BACKENDS
 from ..training.checkpoints import resume_point, run_directory
 from ..training.trainers import EpochOrder, SealedCheckpoints

@@ -4,7 +4,7 @@ errors.STOPPED_EXIT and one line.
 
 Open MPI's mpirun (4.1) answers SIGTERM or SIGINT by sending its ranks SIGCONT, SIGTERM and then SIGKILL, each
 odls_base_sigkill_timeout seconds after the one before (1 by default: a rank in the middle of a save dies), and
-handles nothing else in the meantime. So the launcher sets that timeout to half of pass_on.SHUTDOWN_SECONDS, and
+handles nothing else in the meantime. So the launcher sets that timeout to half of signal_relay.SHUTDOWN_SECONDS, and
 passes every stop signal on to the ranks themselves (mpirun's children, on this node), not through an mpirun that
 may be in that sequence already (a Ctrl-C reaches the launcher and mpirun at once). mpirun's own status is 1
 whenever it got a signal itself, as under SLURM, which signals every process of a step; so each rank that stops on
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from ..errors import StoppedOnRequest
-from .pass_on import SHUTDOWN_SECONDS, PassOn, children
+from .signal_relay import SHUTDOWN_SECONDS, SignalRelay, children
 from .stop_request import STOP_REPORTS
 
 KILL_WAIT = "OMPI_MCA_odls_base_sigkill_timeout"
@@ -34,11 +34,11 @@ def ranks() -> list[int]:
     return [rank for mpirun in children() for rank in children(mpirun)]
 
 
-def end_idle_mpirun(pass_on: PassOn) -> None:
+def end_idle_mpirun(relay: SignalRelay) -> None:
     """Once a stop signal came, end the mpirun (this process's child) that has no ranks left: it is only waiting."""
     while True:
         time.sleep(1)
-        for mpirun in children() if pass_on.signalled else []:
+        for mpirun in children() if relay.signalled else []:
             if not children(mpirun):
                 with contextlib.suppress(ProcessLookupError):  # it has just ended by itself
                     os.kill(mpirun, signal.SIGKILL)
@@ -48,9 +48,9 @@ def launch(runner, world_size: int) -> int | None:
     """Run optimum-habana's DistributedRunner `runner`, built for mpirun and `world_size` ranks, to its end: its
     status (None: all ranks succeeded), or StoppedOnRequest."""
     os.environ.setdefault(KILL_WAIT, str(SHUTDOWN_SECONDS // 2))
-    pass_on = PassOn(ranks)
-    pass_on.install()
-    threading.Thread(target=end_idle_mpirun, args=(pass_on,), daemon=True).start()
+    relay = SignalRelay(ranks)
+    relay.install()
+    threading.Thread(target=end_idle_mpirun, args=(relay,), daemon=True).start()
     with tempfile.TemporaryDirectory(prefix="snakebert-stops-") as reports:
         os.environ[STOP_REPORTS] = reports
         status = runner.run()

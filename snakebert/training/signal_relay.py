@@ -1,5 +1,5 @@
-"""A launcher's part in a stop: it passes each stop signal it gets on to the ranks, which save and stop
-(stop_request.py), and kills the ranks still running SHUTDOWN_SECONDS after the first signal."""
+"""A launcher's signal relay, its part in a stop: it passes each stop signal it gets on to the ranks, which save and
+stop (stop_request.py), and kills the ranks still running SHUTDOWN_SECONDS after the first signal."""
 
 import contextlib
 import os
@@ -34,7 +34,7 @@ def _signal_all(pids: list[int], number: int) -> None:
             os.kill(pid, number)
 
 
-class PassOn:
+class SignalRelay:
     """Signal handlers that pass each stop signal on to the processes `targets` lists (this process's children by
     default), and kill them SHUTDOWN_SECONDS after the first."""
 
