@@ -1,0 +1,84 @@
+"""What a dry run costs: `snakemake -n` on the default config and on the classic one, this checkout against another
+commit of the workflow, beside a one-rule workflow (snakemake's own floor) on the same machine, in one run.
+
+    python bench/dry_run.py --before REF [--repeats 7] [--out FILE]
+
+Every arm runs as its own `python -m snakemake` process in a working directory of its own (kept across repetitions,
+as a user's checkout is), after one warm-up run that is not counted (Python's bytecode cache, the page cache). The
+arms alternate (step_clock.interleaved); the report holds every repetition's seconds, each arm's median, and per
+repetition each workflow's time over the one-rule workflow's and this checkout's over the other commit's.
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from step_clock import interleaved, ratios
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIGS = {"default": [], "classic": ["--configfile", "config/bert-base-dl1.yaml"]}
+ONE_RULE = 'rule all:\n    output:\n        "done.txt",\n    shell:\n        "touch {output}"\n'
+
+
+def dry_run(snakefile: Path, workdir: Path, *args: str) -> float:
+    """Seconds of one `snakemake -n` of `snakefile` in `workdir`, which must succeed."""
+    command = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "-s", str(snakefile), *args]
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", required=True, help="the commit to compare this checkout with")
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temporary:
+        scratch = Path(temporary)
+        before = scratch / "before"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(before), args.before], check=True)
+        try:
+            (scratch / "one-rule").mkdir()
+            (scratch / "one-rule" / "Snakefile").write_text(ONE_RULE)
+            runs = {"one rule": lambda: dry_run(scratch / "one-rule" / "Snakefile", scratch / "one-rule")}
+            for checkout, name in ((before, "before"), (REPO, "after")):
+                for config, options in CONFIGS.items():
+                    workdir = scratch / f"{name}-{config}"
+                    workdir.mkdir()
+                    options = [option.replace("config/", f"{checkout}/config/") for option in options]
+                    runs[f"{name}, {config}"] = lambda c=checkout, w=workdir, o=options: dry_run(c / "Snakefile", w, *o)
+            for run in runs.values():
+                run()  # warm-up, not counted
+            seconds = interleaved(list(runs), args.repeats, lambda arm: runs[arm]())
+        finally:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(before)], check=True)
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    report = {
+        "before": args.before,
+        "after": commit.stdout.strip(),
+        "seconds": seconds,
+        "median_seconds": {arm: statistics.median(values) for arm, values in seconds.items()},
+        "over_one_rule": {
+            arm: ratios(values, seconds["one rule"]) for arm, values in seconds.items() if arm != "one rule"
+        },
+        "after_over_before": {
+            config: ratios(seconds[f"after, {config}"], seconds[f"before, {config}"]) for config in CONFIGS
+        },
+    }
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
