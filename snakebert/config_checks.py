@@ -1,14 +1,16 @@
-"""The config's checks beyond the schema (config_validation.py), on the validated config with its defaults: numbers
-that are not finite, and the constraints between keys and sections that a job would otherwise meet late (the model's
-shape, the phases, the probes, fine-tuning, source names, the block size against the lengths, the Hub upload). The
-workflow refuses the first problem when it is read, before any job."""
+"""The config's checks beyond the schema (config_validation.py), all of them, on the validated config with its
+defaults: numbers that are not finite, and the constraints between keys and sections that a job would otherwise meet
+late (the probes' prompts, the model's shape, the phases and the corruption split, fine-tuning, source names, the
+block size against the lengths, the Hub upload; the architecture against the training backend, which the launch plan
+checks once the backend is resolved). The workflow refuses the first problem when it is read, before any job, so this
+module and what it imports import neither torch, transformers nor datasets."""
 
 import math
 
-from .finetune.plan import config_problems as finetune_problems
-from .training.model_config import config_problems as model_problems
-from .training.phases import config_problems as phase_problems
-from .training.probes import prompt_problems
+from .errors import DataError
+from .finetune.plan import BASELINE_NAMES, OWN_MODELS, task_recipe
+from .training.phases import plan_phases
+from .training.probes import MASK
 
 HUB_REPOS = ("tokenizer_repo", "dataset_repo", "model_repo")
 
@@ -22,6 +24,80 @@ def non_finite(value, key: str = "") -> list[str]:
     if isinstance(value, list):
         return [found for index, item in enumerate(value) for found in non_finite(item, f"{key}[{index}]")]
     return []
+
+
+def prompt_problems(probes: list[dict]) -> list[str]:
+    """`evaluate.probes`: each prompt needs exactly one [MASK]."""
+    return [
+        f"config evaluate.probes[{index}]: the prompt {probe['prompt']!r} has {probe['prompt'].count(MASK)} {MASK}, "
+        "exactly one is needed"
+        for index, probe in enumerate(probes)
+        if probe["prompt"].count(MASK) != 1
+    ]
+
+
+def model_problems(model: dict) -> list[str]:
+    """The `model` section: what BertConfig accepts and BertModel refuses at its first use."""
+    width, heads = model["hidden_size"], model["num_attention_heads"]
+    if width % heads:
+        return [f"config model.hidden_size ({width}) is not a multiple of model.num_attention_heads ({heads})"]
+    return []
+
+
+def backend_problems(model: dict, backend: str) -> list[str]:
+    """The architecture against the backend that would train it: ModernBERT has no validated Gaudi 1 path."""
+    if backend == "hpu" and model.get("architecture", "bert") != "bert":
+        return [
+            f"config model.architecture {model['architecture']!r} is not supported on the hpu backend (the Gaudi 1 "
+            "stack, optimum-habana 1.18, has no validated path for it): use architecture bert there"
+        ]
+    return []
+
+
+def phase_problems(settings: dict, data_block_size: int, max_positions: int) -> list[str]:
+    """The `pretrain` settings' phases (as plan_phases refuses them, and each phase's blocks against the model's
+    positions) and corruption split."""
+    problems = []
+    try:
+        plan_phases(settings, data_block_size)
+    except DataError as error:
+        return [str(error)]
+    for index, phase in enumerate(settings["phases"]):  # without phases, data.block_size is checked on its own
+        if phase["block_size"] > max_positions:
+            problems.append(
+                f"config pretrain.phases[{index}].block_size ({phase['block_size']}) is larger than "
+                f"model.max_position_embeddings ({max_positions})"
+            )
+    total = sum(settings["corruption"].values())
+    if abs(total - 1) > 1e-9:
+        problems.append(f"config pretrain.corruption: mask, random and keep add up to {total:g}, not 1")
+    return problems
+
+
+def finetune_problems(finetune: dict, positions: int) -> list[str]:
+    """The `finetune` section: names that collide (two tasks, two compared models, a compared model named as one of
+    ours or a baseline), a hub task without a data set, and inputs longer than the model's `positions`."""
+    problems = []
+    for index, task in enumerate(finetune["tasks"]):
+        length = task_recipe(finetune, task)["max_length"]
+        if length > positions:
+            problems.append(
+                f"config finetune.tasks[{index}] ({task['name']}): recipe max_length {length} is larger than "
+                f"model.max_position_embeddings ({positions})"
+            )
+    tasks = [task["name"] for task in finetune["tasks"]]
+    for name in sorted({name for name in tasks if tasks.count(name) > 1}):
+        problems.append(f"config finetune.tasks: name {name!r} is used twice")
+    compared = [entry["name"] for entry in finetune["compare"]]
+    for index, name in enumerate(compared):
+        if name in OWN_MODELS or name in BASELINE_NAMES:
+            problems.append(f"config finetune.compare[{index}]: name {name!r} is reserved for the results' own rows")
+        elif compared.count(name) > 1:
+            problems.append(f"config finetune.compare[{index}]: name {name!r} is used twice")
+    for index, task in enumerate(finetune["tasks"]):
+        if task["type"] == "hub" and not (task["preset"] or task["path"]):
+            problems.append(f"config finetune.tasks[{index}] ({task['name']}): a hub task needs `path` or a `preset`")
+    return problems
 
 
 def repeated_source_names(sources: list[dict]) -> list[str]:

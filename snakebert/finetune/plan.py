@@ -1,5 +1,5 @@
-"""The fine-tuning plan the workflow makes when it is parsed: the models each task is fine-tuned from, what each job
-is given, and the checks of `finetune` that fail before any job runs."""
+"""The fine-tuning plan the workflow makes when it is parsed: the models each task is fine-tuned from and what each
+job is given (config_checks.py checks the `finetune` section before any job runs)."""
 
 from pathlib import Path
 
@@ -33,29 +33,3 @@ def task_recipe(finetune: dict, task: dict) -> dict:
 def task_files(task: dict) -> list[str]:
     """The local files a `files` task reads (a change reruns it)."""
     return [task[split] for split in ("train", "validation", "test") if task["type"] == "files" and task[split]]
-
-
-def config_problems(finetune: dict, positions: int) -> list[str]:
-    """Names that collide (two tasks, two compared models, a compared model named as one of ours or a baseline), a
-    hub task without a data set, and inputs longer than the model's `positions`."""
-    problems = []
-    for index, task in enumerate(finetune["tasks"]):
-        length = task_recipe(finetune, task)["max_length"]
-        if length > positions:
-            problems.append(
-                f"config finetune.tasks[{index}] ({task['name']}): recipe max_length {length} is larger than "
-                f"model.max_position_embeddings ({positions})"
-            )
-    tasks = [task["name"] for task in finetune["tasks"]]
-    for name in sorted({name for name in tasks if tasks.count(name) > 1}):
-        problems.append(f"config finetune.tasks: name {name!r} is used twice")
-    compared = [entry["name"] for entry in finetune["compare"]]
-    for index, name in enumerate(compared):
-        if name in OWN_MODELS or name in BASELINE_NAMES:
-            problems.append(f"config finetune.compare[{index}]: name {name!r} is reserved for the results' own rows")
-        elif compared.count(name) > 1:
-            problems.append(f"config finetune.compare[{index}]: name {name!r} is used twice")
-    for index, task in enumerate(finetune["tasks"]):
-        if task["type"] == "hub" and not (task["preset"] or task["path"]):
-            problems.append(f"config finetune.tasks[{index}] ({task['name']}): a hub task needs `path` or a `preset`")
-    return problems

@@ -14,7 +14,7 @@ from ..files.atomic import atomic_path
 from ..files.checksum import sha256
 from ..files.json_files import read_json
 from .examples import GROUP, LABEL
-from .splits import carve, check_splits, label_names
+from .splits import carve, check_task_splits, label_names
 from .tasks import SPLITS, read_task
 
 TASK_FILE = "task.json"
@@ -51,7 +51,7 @@ def prepare_task(task: dict, out: str) -> dict:
     splits.update(carve(splits["train"], fractions, task["split"]["seed"], classes))
     splits = {split: splits[split] for split in SPLITS if splits[split] is not None}
     names = label_names(splits["train"], source.label_names) if classes else None
-    check_splits(task["name"], splits, names)
+    check_task_splits(task["name"], splits, names)
     description = {
         "task": task["name"],
         "type": task["type"],

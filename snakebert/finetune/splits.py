@@ -49,7 +49,7 @@ def label_names(train: pa.Table, declared: list[str] | None) -> list[str]:
     return sorted(found)
 
 
-def check_splits(name: str, splits: dict[str, pa.Table], names: list[str] | None) -> None:
+def check_task_splits(name: str, splits: dict[str, pa.Table], names: list[str] | None) -> None:
     """Every split holds examples; with classes, train holds at least two and no other split holds a class that
     train never has."""
     for split, table in splits.items():

@@ -70,22 +70,3 @@ def plan_phases(settings: dict, block_size: int) -> list[Phase]:
 def packing_sizes(settings: dict, block_size: int) -> list[int]:
     """The block sizes of the phases other than the data set's own, each packed from the token files."""
     return sorted({phase.block_size for phase in plan_phases(settings, block_size)} - {block_size})
-
-
-def config_problems(settings: dict, data_block_size: int, max_positions: int) -> list[str]:
-    """What is wrong with the phases and the corruption split, found when the workflow is parsed."""
-    problems = []
-    try:
-        plan_phases(settings, data_block_size)
-    except DataError as error:
-        return [str(error)]
-    for index, phase in enumerate(settings["phases"]):  # without phases, data.block_size is checked on its own
-        if phase["block_size"] > max_positions:
-            problems.append(
-                f"config pretrain.phases[{index}].block_size ({phase['block_size']}) is larger than "
-                f"model.max_position_embeddings ({max_positions})"
-            )
-    total = sum(settings["corruption"].values())
-    if abs(total - 1) > 1e-9:
-        problems.append(f"config pretrain.corruption: mask, random and keep add up to {total:g}, not 1")
-    return problems

@@ -107,7 +107,9 @@ def verify_blocks(
     return checked
 
 
-def check_splits(manifest_path: str, manifest: dict, train_blocks: int, validation_blocks: int, batch: int) -> None:
+def check_block_splits(
+    manifest_path: str, manifest: dict, train_blocks: int, validation_blocks: int, batch: int
+) -> None:
     """Enough train blocks for one global batch, and at least one validation block."""
     if validation_blocks == 0:
         raise DataError(

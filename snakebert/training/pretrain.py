@@ -11,6 +11,7 @@ import torch
 from transformers import AutoTokenizer, PretrainedConfig, set_seed
 from transformers.utils.logging import disable_progress_bar
 
+from ..config_checks import backend_problems
 from ..data.manifest import data_digest, read_manifest
 from ..errors import DataError
 from ..files.atomic import atomic_path
@@ -21,9 +22,8 @@ from .collator import BlockCollator
 from .job import TrainingJob
 from .masking import predictions_per_block
 from .model import masked_positions_model, model_config, save_masked_lm
-from .model_config import backend_problems
 from .phases import Phase, plan_phases
-from .preflight import check_counts, check_splits, check_vocabulary, verify_blocks
+from .preflight import check_block_splits, check_counts, check_vocabulary, verify_blocks
 from .stop_request import Deadline, StopOnRequest, StopRequest, job_end_time, report_stop, stopped
 from .trainers import build_trainer, global_batch_size
 
@@ -72,7 +72,7 @@ def preflight(manifest_path: str, manifest: dict, vocab_size: int, phases: list[
     for phase in phases:
         train_blocks = len(split_indices(manifest, "train", phase.block_size))
         batch = phase.per_device_train_batch_size * ranks
-        check_splits(manifest_path, manifest, train_blocks, split["validation_blocks"], batch)
+        check_block_splits(manifest_path, manifest, train_blocks, split["validation_blocks"], batch)
     sizes = sorted({phase.block_size for phase in phases})
     checked = verify_blocks(manifest_path, manifest, vocab_size, rank(backend), world_size(backend), sizes)
     print(

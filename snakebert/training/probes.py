@@ -1,7 +1,7 @@
 """Fill-mask probes: the saved model's top 5 for each configured prompt, through transformers' own fill-mask pipeline
 on the CPU, scored against the expected answers. How many prompts share one top-1 token exposes a model that answers
-`the` to everything. The workflow imports this module to check the prompts, so torch and transformers are imported
-by the job alone."""
+`the` to everything. The workflow imports this module (config_checks.py counts each prompt's MASK), so torch and
+transformers are imported by the job alone."""
 
 from collections import Counter
 
@@ -9,16 +9,6 @@ from ..errors import DataError
 
 MASK = "[MASK]"
 TOP_K = 5
-
-
-def prompt_problems(probes: list[dict]) -> list[str]:
-    """What is wrong with `evaluate.probes` before any job: each prompt needs exactly one [MASK]."""
-    return [
-        f"config evaluate.probes[{index}]: the prompt {probe['prompt']!r} has {probe['prompt'].count(MASK)} {MASK}, "
-        "exactly one is needed"
-        for index, probe in enumerate(probes)
-        if probe["prompt"].count(MASK) != 1
-    ]
 
 
 def answer_ids(tokenizer, probes: list[dict]) -> list[set[int]]:

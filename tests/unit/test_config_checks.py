@@ -7,7 +7,16 @@ import pytest
 import yaml
 from helpers import REPO
 
-from snakebert.config_checks import config_problems, non_finite
+from snakebert.config_checks import (
+    backend_problems,
+    config_problems,
+    finetune_problems,
+    model_problems,
+    non_finite,
+    phase_problems,
+    prompt_problems,
+)
+from snakebert.config_defaults import schema_defaults
 from snakebert.config_validation import validate_config
 from snakebert.data.manifest import DATA_SECTIONS, data_config_digest
 
@@ -111,6 +120,56 @@ def test_problems_come_in_the_order_the_workflow_reports_them(default_config):
     )
     problems = config_problems(config)
     assert [problem.split(" ")[1] for problem in problems] == ["model.hidden_size", "sources:", "hub.push"]
+
+
+def test_a_prompt_needs_exactly_one_mask_when_the_workflow_is_parsed():
+    probes = [{"prompt": "one [MASK] ."}, {"prompt": "no mask ."}, {"prompt": "[MASK] and [MASK] ."}]
+    assert prompt_problems(probes) == [
+        "config evaluate.probes[1]: the prompt 'no mask .' has 0 [MASK], exactly one is needed",
+        "config evaluate.probes[2]: the prompt '[MASK] and [MASK] .' has 2 [MASK], exactly one is needed",
+    ]
+
+
+def test_a_width_that_the_heads_do_not_divide_is_a_problem():
+    assert model_problems({"hidden_size": 33, "num_attention_heads": 2}) == [
+        "config model.hidden_size (33) is not a multiple of model.num_attention_heads (2)"
+    ]
+    assert model_problems({"hidden_size": 128, "num_attention_heads": 2}) == []
+
+
+def test_modernbert_is_a_problem_on_the_hpu_backend_only():
+    modern = {"architecture": "modernbert"}
+    assert backend_problems(modern, "hpu") == [
+        "config model.architecture 'modernbert' is not supported on the hpu backend (the Gaudi 1 stack, "
+        "optimum-habana 1.18, has no validated path for it): use architecture bert there"
+    ]
+    assert backend_problems(modern, "cuda") == backend_problems({"architecture": "bert"}, "hpu") == []
+
+
+def test_a_phase_longer_than_the_positions_and_a_split_that_is_not_whole_are_refused():
+    settings = {**schema_defaults("pretrain"), "max_steps": 1000}
+    long = [{"block_size": 1024, "steps": 1000}]
+    assert phase_problems({**settings, "phases": long}, 512, 512) == [
+        "config pretrain.phases[0].block_size (1024) is larger than model.max_position_embeddings (512)"
+    ]
+    split = {"mask": 0.8, "random": 0.1, "keep": 0.2}
+    assert phase_problems({**settings, "corruption": split}, 512, 512) == [
+        "config pretrain.corruption: mask, random and keep add up to 1.1, not 1"
+    ]
+
+
+def test_finetune_names_that_collide_and_a_hub_task_without_data_are_refused(default_config):
+    finetune = copy.deepcopy(default_config["finetune"])
+    task = {**finetune["tasks"][0], "name": "t"}
+    finetune["tasks"] = [task, task, {**task, "name": "g", "type": "hub", "preset": None, "path": None}]
+    finetune["compare"] = [{"name": "random", "model": "a"}, {"name": "x", "model": "b"}, {"name": "x", "model": "c"}]
+    assert finetune_problems(finetune, 512) == [
+        "config finetune.tasks: name 't' is used twice",
+        "config finetune.compare[0]: name 'random' is reserved for the results' own rows",
+        "config finetune.compare[1]: name 'x' is used twice",
+        "config finetune.compare[2]: name 'x' is used twice",
+        "config finetune.tasks[2] (g): a hub task needs `path` or a `preset`",
+    ]
 
 
 def test_the_data_config_digest_follows_the_data_sections_only(default_config):

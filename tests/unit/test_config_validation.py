@@ -6,7 +6,6 @@ import yaml
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.config_validation import MAX_VALUES, SHOWN_CHARS, ConfigError, secret_like, validate_config
-from snakebert.training.model_config import config_problems
 
 SOURCE = {"name": "notes", "type": "files", "paths": ["corpus/notes.jsonl"], "format": "jsonl"}
 TOKEN = "hf_" + "Q" * 34  # a Hub token's shape
@@ -71,10 +70,3 @@ def test_a_token_in_any_value_is_blanked():
 def test_a_seed_beyond_32_bits_is_refused_naming_the_key():
     message = refusal({"sources": [SOURCE], "pretrain": {"seed": 2**32}})
     assert message == "config pretrain.seed: 4294967296 is greater than the maximum of 4294967295"
-
-
-def test_a_width_that_the_heads_do_not_divide_is_a_problem():
-    assert config_problems({"hidden_size": 33, "num_attention_heads": 2}) == [
-        "config model.hidden_size (33) is not a multiple of model.num_attention_heads (2)"
-    ]
-    assert config_problems({"hidden_size": 128, "num_attention_heads": 2}) == []

@@ -23,7 +23,7 @@ from snakebert.training.block_dataset import BlockDataset
 from snakebert.training.checkpoints import FINGERPRINT_FILE, discard_unused
 from snakebert.training.job import TrainingJob
 from snakebert.training.model import BertForMaskedPositions
-from snakebert.training.preflight import check_counts, check_splits, check_vocabulary, verify_blocks
+from snakebert.training.preflight import check_block_splits, check_counts, check_vocabulary, verify_blocks
 from snakebert.training.pretrain import phase_trainer, prepare_run, pretrain
 
 
@@ -92,10 +92,10 @@ def test_a_truncated_block_file_is_named_with_what_to_do(data):
 def test_splits_and_vocabulary_are_checked(data):
     manifest_path, manifest = data
     with pytest.raises(DataError, match="no validation blocks"):
-        check_splits(str(manifest_path), manifest, 100, 0, 8)
+        check_block_splits(str(manifest_path), manifest, 100, 0, 8)
     with pytest.raises(DataError, match="fewer than one global batch of 64"):
-        check_splits(str(manifest_path), manifest, 40, 4, 64)
-    check_splits(str(manifest_path), manifest, 64, 1, 64)
+        check_block_splits(str(manifest_path), manifest, 40, 4, 64)
+    check_block_splits(str(manifest_path), manifest, 64, 1, 64)
     with pytest.raises(DataError, match=f"vocabulary of {manifest['vocab_size']}, the tokenizer has 30522"):
         check_vocabulary(str(manifest_path), manifest, 30522)
 

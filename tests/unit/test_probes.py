@@ -12,7 +12,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from snakebert.errors import DataError
 from snakebert.report.summary import probe_rows
-from snakebert.training.probes import answer_ids, fill_mask_probes, prompt_problems
+from snakebert.training.probes import answer_ids, fill_mask_probes
 
 PROMPTS = ["the library opens at [MASK] .", "winter storms closed the [MASK] for weeks .", "[MASK] must rest ."]
 PROMPTS += ["a neglected engine [MASK] and stalls ."]
@@ -94,14 +94,6 @@ def test_the_summary_shows_each_prompt_its_top_5_and_the_collapse(collapsed_dir)
     assert rows["a neglected engine [MASK] and stalls . (-)"].endswith(": no answer given")
     assert rows["answered in the top 1 / top 5"] == "1 of 3 (33%) / 2 of 3 (67%)"
     assert rows["top-1 tokens"] == "1 distinct; 4 of 4 prompts answer 'the'"
-
-
-def test_a_prompt_needs_exactly_one_mask_when_the_workflow_is_parsed():
-    probes = [{"prompt": "one [MASK] ."}, {"prompt": "no mask ."}, {"prompt": "[MASK] and [MASK] ."}]
-    assert prompt_problems(probes) == [
-        "config evaluate.probes[1]: the prompt 'no mask .' has 0 [MASK], exactly one is needed",
-        "config evaluate.probes[2]: the prompt '[MASK] and [MASK] .' has 2 [MASK], exactly one is needed",
-    ]
 
 
 def test_a_prompt_without_the_models_mask_token_is_refused(tiny_data):
