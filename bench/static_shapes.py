@@ -149,7 +149,7 @@ def training_settings(manifest: str, steps: int, seed: int) -> dict:
     never = steps + 1
     return {**config_section("pretrain"), "phases": [], "per_device_train_batch_size": 8, "mlm_probability": 0.15,
             "max_steps": steps, "seed": seed, "save_steps": never, "eval_steps": never,
-            "shuffle_seed": read_manifest(manifest)["shuffle_seed"]}  # fmt: skip
+            "shuffle_seed": read_manifest(manifest).shuffle_seed}  # fmt: skip
 
 
 def held_out(path: str, args, tokenizer, train, validation, seed: int, workdir: str) -> dict:

@@ -97,7 +97,7 @@ def main() -> None:
     blocks = BlockDataset(manifest, folder, "train")
     collator = BlockCollator(tokenizer, predictions_per_block(blocks.block_size, 0.15, None), seed=42)
     prebuilt = Prebuilt(blocks, collator, args.steps)
-    files = [str(folder / shard["path"]) for shard in manifest["shards"]]
+    files = [str(folder / shard.path) for shard in manifest.shards]
     rows = Rows(datasets.concatenate_datasets([datasets.Dataset.from_file(file) for file in files]))
     paths = {
         "ours": lambda: steps_per_second(tokenizer, blocks, collator, BATCH, args.steps),

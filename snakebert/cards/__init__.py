@@ -4,12 +4,13 @@ same bytes."""
 
 from huggingface_hub import CardData, RepoCard
 
+from ..data.manifest_view import Manifest
 from ..files.atomic import atomic_path
 
 
-def corpus_sources(manifest: dict) -> list[str]:
+def corpus_sources(manifest: Manifest) -> list[str]:
     """The sources of the manifest's shards, in corpus order."""
-    return list(dict.fromkeys(shard["source"] for shard in manifest["shards"]))
+    return list(dict.fromkeys(shard.source for shard in manifest.shards))
 
 
 def plural(count: int, noun: str) -> str:

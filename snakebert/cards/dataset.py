@@ -4,6 +4,7 @@ metadata too, under `snakebert`), its block files, and how to read them."""
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..data.manifest import read_manifest
+from ..data.manifest_view import Manifest, Provenance, as_json
 from . import bullets, card_text, corpus_sources, markdown_table, section, write_card
 
 SIZE_CATEGORIES = ("n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M", "10M<n<100M", "100M<n<1B", "1B<n<10B",
@@ -37,35 +38,35 @@ def size_category(examples: int) -> str:
     return SIZE_CATEGORIES[min(max(len(str(examples)) - 3, 0), len(SIZE_CATEGORIES) - 1)]
 
 
-def dataset_counts(manifest: dict) -> dict:
+def dataset_counts(manifest: Manifest) -> dict:
     """What the card's metadata records of the manifest."""
-    totals, split = manifest["totals"], manifest["split"]
+    totals, split = manifest.totals, manifest.split
     return {
-        "shards": len(manifest["shards"]),
-        "documents": totals["docs"],
-        "tokens": totals["tokens"],
-        "dropped_tokens": totals["dropped_tokens"],
-        "blocks": totals["blocks"],
-        "block_size": manifest["block_size"],
-        "dtype": manifest["dtype"],
-        "column": manifest["column"],
-        "vocab_size": manifest["vocab_size"],
-        "validation_fraction": split["validation_fraction"],
-        "validation_blocks": split["validation_blocks"],
-        "train_blocks": split["train_blocks"],
-        "shuffle_seed": manifest["shuffle_seed"],
-        "provenance": manifest["provenance"],
+        "shards": len(manifest.shards),
+        "documents": totals.docs,
+        "tokens": totals.tokens,
+        "dropped_tokens": totals.dropped_tokens,
+        "blocks": totals.blocks,
+        "block_size": manifest.block_size,
+        "dtype": manifest.dtype,
+        "column": manifest.column,
+        "vocab_size": manifest.vocab_size,
+        "validation_fraction": split.validation_fraction,
+        "validation_blocks": split.validation_blocks,
+        "train_blocks": split.train_blocks,
+        "shuffle_seed": manifest.shuffle_seed,
+        "provenance": as_json(manifest.provenance),
     }
 
 
-def made_with(provenance: dict) -> str:
-    libraries = ", ".join(f"{name} {found or '-'}" for name, found in provenance["libraries"].items())
-    commit = provenance["commit"]
+def made_with(provenance: Provenance) -> str:
+    libraries = ", ".join(f"{name} {found or '-'}" for name, found in provenance.libraries.items())
+    commit = provenance.commit
     if commit is None:
         code = "outside a git checkout"
     else:
-        code = f"commit {commit['id']}{' (modified)' if commit['modified'] else ''}"
-    return f"{libraries}; snakebert {code}; data config digest {provenance['config_digest']}"
+        code = f"commit {commit.id}{' (modified)' if commit.modified else ''}"
+    return f"{libraries}; snakebert {code}; data config digest {provenance.config_digest}"
 
 
 def description(counts: dict, sources: list[str]) -> str:
@@ -77,7 +78,7 @@ def description(counts: dict, sources: list[str]) -> str:
     )
 
 
-def contents(counts: dict) -> dict[str, str]:
+def contents(counts: dict, provenance: Provenance) -> dict[str, str]:
     return {
         "shards": f"{counts['shards']:,}",
         "documents": f"{counts['documents']:,}",
@@ -88,22 +89,22 @@ def contents(counts: dict) -> dict[str, str]:
         f"shard's, in one run at a seeded offset); {counts['train_blocks']:,} for training",
         "shuffle seed": f"{counts['shuffle_seed']} (training permutes the block indices at load time; the files stay "
         "in corpus order)",
-        "made with": made_with(counts["provenance"]),
+        "made with": made_with(provenance),
     }
 
 
-def shard_table(manifest: dict) -> str:
+def shard_table(manifest: Manifest) -> str:
     return markdown_table(
         ["file", "source", "documents", "tokens", "blocks", "SHA-256"],
         [
-            [f"`{shard['path']}`", shard["source"], f"{shard['docs']:,}", f"{shard['tokens']:,}",
-             f"{shard['blocks']:,}", f"`{shard['sha256']}`"]
-            for shard in manifest["shards"]
+            [f"`{shard.path}`", shard.source, f"{shard.docs:,}", f"{shard.tokens:,}", f"{shard.blocks:,}",
+             f"`{shard.sha256}`"]
+            for shard in manifest.shards
         ],
     )  # fmt: skip
 
 
-def dataset_card(manifest: dict) -> DatasetCard:
+def dataset_card(manifest: Manifest) -> DatasetCard:
     """The card of the data set `manifest` describes."""
     sources, counts = corpus_sources(manifest), dataset_counts(manifest)
     metadata = DatasetCardData(
@@ -121,7 +122,7 @@ def dataset_card(manifest: dict) -> DatasetCard:
     )
     sections = [
         f"# {metadata.pretty_name}\n\n{description(counts, sources)}",
-        section("Contents", bullets(contents(counts))),
+        section("Contents", bullets(contents(counts, manifest.provenance))),
         section("Files", MANIFEST, shard_table(manifest)),
         section("How to read the blocks", reading, USAGE),
     ]

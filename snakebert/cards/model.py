@@ -7,6 +7,7 @@ from pathlib import Path
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from ..data.manifest import read_manifest
+from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
 
@@ -94,14 +95,14 @@ def description(config: dict, lowercase: bool, sources: list[str]) -> str:
     )
 
 
-def data_facts(manifest: dict, sources: list[str]) -> dict[str, str]:
-    totals, split = manifest["totals"], manifest["split"]
+def data_facts(manifest: Manifest, sources: list[str]) -> dict[str, str]:
+    totals, split = manifest.totals, manifest.split
     return {
-        "sources": f"{', '.join(sources)} ({plural(len(manifest['shards']), 'shard')})",
-        "documents": f"{totals['docs']:,}",
-        "tokens": f"{totals['tokens']:,} ({totals['kept_token_fraction']:.2%} of them in blocks)",
-        "blocks": f"{totals['blocks']:,} of {manifest['block_size']} tokens: {split['train_blocks']:,} for training, "
-        f"{split['validation_blocks']:,} held out",
+        "sources": f"{', '.join(sources)} ({plural(len(manifest.shards), 'shard')})",
+        "documents": f"{totals.docs:,}",
+        "tokens": f"{totals.tokens:,} ({totals.kept_token_fraction:.2%} of them in blocks)",
+        "blocks": f"{totals.blocks:,} of {manifest.block_size} tokens: {split.train_blocks:,} for training, "
+        f"{split.validation_blocks:,} held out",
     }
 
 

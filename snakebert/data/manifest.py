@@ -5,7 +5,8 @@ It holds the block format (block_size, column, dtype, vocab_size, the special to
 packed, each shard's counts and SHA-256, the packings of the same tokens at the other block sizes that training's
 phases read (each shard's blocks and SHA-256) (aggregated from the stats the ingest, tokenize and pack jobs wrote beside
 their outputs, nothing recomputed), the validation split, the shuffle seed, and the provenance: the versions of the
-libraries that made the data, the project's commit and a digest of the config sections that shaped it."""
+libraries that made the data, the project's commit and a digest of the config sections that shaped it. Its readers
+get it as one typed view (manifest_view.Manifest), which read_manifest returns."""
 
 import hashlib
 import json
@@ -19,6 +20,7 @@ import numpy as np
 from ..errors import DataError
 from ..files.block_format import COLUMN, DTYPE
 from ..files.json_files import read_fields, read_json, write_json
+from .manifest_view import Manifest, ValidationRange, as_json, held_out_mask, not_this_workflows
 from .special_tokens import SPECIAL_ROLES
 
 FORMAT_VERSION = 3
@@ -50,31 +52,6 @@ def validation_ranges(blocks: list[int], fraction: float, seed: int) -> list[dic
             start = int(np.random.default_rng([seed, index]).integers(0, count - size + 1))
             ranges.append({"shard": index, "start": start, "stop": start + size})
     return ranges
-
-
-def packing_shards(manifest: dict, block_size: int) -> list[dict]:
-    """The shards of the packing of `block_size` (the data set's own, or one of `packings`)."""
-    if block_size == manifest["block_size"]:
-        return manifest["shards"]
-    for packing in manifest["packings"]:
-        if packing["block_size"] == block_size:
-            return packing["shards"]
-    raise DataError(f"the manifest has no packing of {block_size}-token blocks; rerun the workflow to pack them")
-
-
-def held_out(manifest: dict, block_size: int) -> np.ndarray:
-    """Per block of the packing of `block_size` (shards in manifest order), whether it holds a token of the
-    validation split: the split is drawn in blocks of the data set's size, and every packing leaves out of
-    training each block that overlaps it."""
-    counts = [shard["blocks"] for shard in packing_shards(manifest, block_size)]
-    starts = np.cumsum([0] + counts)
-    mask = np.zeros(starts[-1], dtype=bool)
-    size = manifest["block_size"]
-    for run in manifest["split"]["validation"]:
-        first = run["start"] * size // block_size
-        stop = min(-(-run["stop"] * size // block_size), counts[run["shard"]])
-        mask[starts[run["shard"]] + first : starts[run["shard"]] + stop] = True
-    return mask
 
 
 def packing_entry(block_size: int, files: list[tuple[str, str]], tokens: list[int], folder: str) -> dict:
@@ -195,10 +172,12 @@ def build_manifest(
         },
     }
     manifest["packings"] = []
+    runs = [ValidationRange(**run) for run in validation]
     for size, files in sorted((packings or {}).items()):
         packing = packing_entry(size, files, tokens, os.path.dirname(out))
+        counts = [shard["blocks"] for shard in packing["shards"]]
+        packing["train_blocks"] = int((~held_out_mask(counts, runs, data["block_size"], size)).sum())
         manifest["packings"].append(packing)
-        packing["train_blocks"] = int((~held_out(manifest, size)).sum())
     return manifest
 
 
@@ -206,8 +185,9 @@ def write_manifest(manifest: dict, out: str) -> None:
     write_json(out, manifest)
 
 
-def read_manifest(path: str) -> dict:
-    """The manifest at `path`, refused with what to do when its format is not this code's."""
+def read_manifest(path: str) -> Manifest:
+    """The manifest at `path`, refused with what to do when its format is not this code's or a part of it is
+    missing or not of its kind."""
     manifest = read_json(path, "manifest")
     found = manifest.get("format_version", 1) if isinstance(manifest, dict) else "unknown"
     if found != FORMAT_VERSION:
@@ -215,7 +195,10 @@ def read_manifest(path: str) -> dict:
             f"{path}: manifest format {found}, this code reads format {FORMAT_VERSION}; "
             "delete it and rerun to rebuild it"
         )
-    return manifest
+    try:
+        return Manifest.from_json(manifest)
+    except (KeyError, TypeError, ValueError) as error:
+        raise not_this_workflows(path, error) from error
 
 
 def json_digest(value) -> str:
@@ -223,10 +206,10 @@ def json_digest(value) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
 
 
-def data_digest(manifest: dict) -> str:
+def data_digest(manifest: Manifest) -> str:
     """A digest of everything in the manifest that describes the data, not its provenance: what training is
     fingerprinted with (a rebuild by another commit or library version with the same blocks keeps checkpoints)."""
-    return json_digest({key: value for key, value in manifest.items() if key != "provenance"})
+    return json_digest({key: value for key, value in as_json(manifest).items() if key != "provenance"})
 
 
 def data_config_digest(config: dict) -> str:

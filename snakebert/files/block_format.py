@@ -3,10 +3,15 @@ bytes a token). A token shard holds a list of ids per document (one flat buffer 
 block file a fixed-size list per block of `block_size` tokens. The manifest declares the column and dtype, and the
 readers check each record batch against it."""
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
 
 from ..errors import DataError
+
+if TYPE_CHECKING:
+    from ..data.manifest_view import Manifest
 
 COLUMN = "input_ids"
 DTYPE = np.dtype("uint16")
@@ -23,13 +28,13 @@ def block_schema(block_size: int) -> pa.Schema:
     return pa.schema([(COLUMN, pa.list_(pa.from_numpy_dtype(DTYPE), block_size))])
 
 
-def block_ids(batch: pa.RecordBatch, path, manifest: dict, block_size: int | None = None) -> pa.Array:
+def block_ids(batch: pa.RecordBatch, path, manifest: "Manifest", block_size: int | None = None) -> pa.Array:
     """The flat token ids of a record batch of blocks, refused (naming `path`) unless their block size (the
     manifest's, or the packing's `block_size`) and dtype are the manifest's."""
-    blocks = batch.column(manifest["column"])
-    expected = block_size or manifest["block_size"]
+    blocks = batch.column(manifest.column)
+    expected = block_size or manifest.block_size
     if blocks.type.list_size != expected:
         raise DataError(f"{path}: blocks of {blocks.type.list_size} tokens, the manifest says {expected}")
-    if blocks.type.value_type != pa.from_numpy_dtype(np.dtype(manifest["dtype"])):
-        raise DataError(f"{path}: token ids of type {blocks.type.value_type}, the manifest says {manifest['dtype']}")
+    if blocks.type.value_type != pa.from_numpy_dtype(np.dtype(manifest.dtype)):
+        raise DataError(f"{path}: token ids of type {blocks.type.value_type}, the manifest says {manifest.dtype}")
     return blocks.flatten()

@@ -37,13 +37,13 @@ def plot_data(manifest_path: str, token_shards: list[str], out: str) -> dict:
     lengths = document_lengths(token_shards)
     if not len(lengths):
         raise DataError(f"{manifest_path}: the token shards hold no documents")
-    block_size = manifest["block_size"]
+    block_size = manifest.block_size
     fig, (fates, shards, histogram) = figure(3)
 
     per_source: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for shard in manifest["shards"]:
+    for shard in manifest.shards:
         for key, _ in FATES:
-            per_source[shard["source"]][key] += shard[key]
+            per_source[shard.source][key] += getattr(shard, key)
     sources = sorted(per_source)
     left = np.zeros(len(sources))
     for key, label in FATES:
@@ -55,13 +55,11 @@ def plot_data(manifest_path: str, token_shards: list[str], out: str) -> dict:
 
     shards.set_prop_cycle(color=matplotlib.colormaps["tab10"].colors[4:])
     for source in sources:
-        numbered = [
-            (index, shard["tokens"]) for index, shard in enumerate(manifest["shards"]) if shard["source"] == source
-        ]
+        numbered = [(index, shard.tokens) for index, shard in enumerate(manifest.shards) if shard.source == source]
         shards.bar(*zip(*numbered, strict=True), width=0.9, label=source)
     shards.xaxis.get_major_locator().set_params(integer=True)
-    total = sum(shard["tokens"] for shard in manifest["shards"])
-    shards.set(title=f"Tokens per shard ({total:,} in {len(manifest['shards'])} shards)", xlabel="shard",
+    total = sum(shard.tokens for shard in manifest.shards)
+    shards.set(title=f"Tokens per shard ({total:,} in {len(manifest.shards)} shards)", xlabel="shard",
                ylabel="tokens")  # fmt: skip
     shards.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
     shards.legend(title="source")

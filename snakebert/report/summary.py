@@ -6,6 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from ..data.manifest import read_manifest
+from ..data.manifest_view import Manifest
 from ..files.atomic import atomic_path
 from ..files.json_files import read_json
 from ..training.checkpoints import step_ranges
@@ -58,20 +59,20 @@ def segment_steps(segments: list[dict]) -> str:
     return f"{len(segments)}: {step_ranges(segments, grouped=True)}"
 
 
-def rows(manifest: dict, training: dict, evaluation: dict, calibration: dict | None) -> dict[str, list]:
-    totals, split = manifest["totals"], manifest["split"]
-    sources = sorted({shard["source"] for shard in manifest["shards"]})
+def rows(manifest: Manifest, training: dict, evaluation: dict, calibration: dict | None) -> dict[str, list]:
+    totals, split = manifest.totals, manifest.split
+    sources = sorted({shard.source for shard in manifest.shards})
     return {
         "Data": [
             ("sources", ", ".join(sources)),
-            ("shards", f"{len(manifest['shards']):,}"),
-            ("documents kept / read", f"{totals['docs']:,} / {totals['docs_read']:,}"),
-            ("tokens", f"{totals['tokens']:,} ({totals['kept_token_fraction']:.3%} in blocks)"),
+            ("shards", f"{len(manifest.shards):,}"),
+            ("documents kept / read", f"{totals.docs:,} / {totals.docs_read:,}"),
+            ("tokens", f"{totals.tokens:,} ({totals.kept_token_fraction:.3%} in blocks)"),
             (
-                f"blocks of {manifest['block_size']}: training / validation",
-                f"{split['train_blocks']:,} / {split['validation_blocks']:,}",
+                f"blocks of {manifest.block_size}: training / validation",
+                f"{split.train_blocks:,} / {split.validation_blocks:,}",
             ),
-            ("vocabulary", f"{manifest['vocab_size']:,}"),
+            ("vocabulary", f"{manifest.vocab_size:,}"),
         ],
         "Pretraining": [
             ("backend, processes", f"{training['backend']}, {training['world_size']}"),

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 from torch.utils.data import Sampler
 
-from ..data.manifest import held_out, packing_shards
+from ..data.manifest_view import Manifest
 from ..files.arrow_streams import stream_batches
 from ..files.block_format import block_ids
 
 
-def _shard_rows(path: str, manifest: dict, block_size: int) -> list[np.ndarray]:
+def _shard_rows(path: str, manifest: Manifest, block_size: int) -> list[np.ndarray]:
     """The blocks of one shard as zero-copy (rows, block_size) views of the manifest's column and dtype, one per
     record batch."""
     return [
@@ -22,10 +22,10 @@ def _shard_rows(path: str, manifest: dict, block_size: int) -> list[np.ndarray]:
     ]
 
 
-def split_indices(manifest: dict, split: str, block_size: int | None = None) -> np.ndarray:
+def split_indices(manifest: Manifest, split: str, block_size: int | None = None) -> np.ndarray:
     """Global block numbers (shards in manifest order) of the `train` or `validation` split of the packing of
     `block_size` (default: the data set's)."""
-    validation = held_out(manifest, block_size or manifest["block_size"])
+    validation = manifest.held_out(block_size or manifest.block_size)
     return np.flatnonzero(validation if split == "validation" else ~validation)
 
 
@@ -36,13 +36,13 @@ class BlockDataset:
     mask it as a pure function of the block and the epoch."""
 
     def __init__(
-        self, manifest: dict, folder: Path, split: str, limit: int | None = None, block_size: int | None = None
+        self, manifest: Manifest, folder: Path, split: str, limit: int | None = None, block_size: int | None = None
     ) -> None:
-        self.block_size = block_size or manifest["block_size"]
+        self.block_size = block_size or manifest.block_size
         self.views = [
             view
-            for shard in packing_shards(manifest, self.block_size)
-            for view in _shard_rows(str(folder / shard["path"]), manifest, self.block_size)
+            for shard in manifest.packing_shards(self.block_size)
+            for view in _shard_rows(str(folder / shard.path), manifest, self.block_size)
         ]
         self.view_starts = np.cumsum([0] + [len(view) for view in self.views])
         self.indices = split_indices(manifest, split, self.block_size)[:limit]

@@ -13,6 +13,7 @@ from transformers.utils.logging import disable_progress_bar
 
 from ..config_checks import backend_problems
 from ..data.manifest import data_digest, read_manifest
+from ..data.manifest_view import Manifest
 from ..errors import DataError
 from ..files.atomic import atomic_path
 from .backends import rank, world_size
@@ -46,7 +47,7 @@ NEUTRAL_SETTINGS = frozenset(
 
 
 def fingerprint_inputs(
-    manifest: dict, model: PretrainedConfig, settings: dict, processes: int, backend: str, gaudi_config: str
+    manifest: Manifest, model: PretrainedConfig, settings: dict, processes: int, backend: str, gaudi_config: str
 ) -> dict:
     """Everything that can change what training produces: the data, the model, every setting but the neutral
     ones, the world size, the backend and the Gaudi config."""
@@ -60,7 +61,7 @@ def fingerprint_inputs(
     }
 
 
-def preflight(manifest_path: str, manifest: dict, vocab_size: int, phases: list[Phase], ranks: int, backend: str):
+def preflight(manifest_path: str, manifest: Manifest, vocab_size: int, phases: list[Phase], ranks: int, backend: str):
     """Fail before the first step, and before any block is read: vocabulary, the manifest's counts, splits (each
     phase's packing against its global batch), and this process's share of the block files of every packing the
     phases read. `manifest`: as read from `manifest_path`, which the errors name and the block paths are relative
@@ -68,11 +69,10 @@ def preflight(manifest_path: str, manifest: dict, vocab_size: int, phases: list[
     started = time.monotonic()
     check_vocabulary(manifest_path, manifest, vocab_size)
     check_counts(manifest_path, manifest)
-    split = manifest["split"]
     for phase in phases:
         train_blocks = len(split_indices(manifest, "train", phase.block_size))
         batch = phase.per_device_train_batch_size * ranks
-        check_block_splits(manifest_path, manifest, train_blocks, split["validation_blocks"], batch)
+        check_block_splits(manifest_path, manifest, train_blocks, manifest.split.validation_blocks, batch)
     sizes = sorted({phase.block_size for phase in phases})
     checked = verify_blocks(manifest_path, manifest, vocab_size, rank(backend), world_size(backend), sizes)
     print(
@@ -163,7 +163,7 @@ class Run:
 
     job: TrainingJob
     settings: dict  # the job's, with the data set's shuffle seed
-    manifest: dict  # the job's manifest file, read once
+    manifest: Manifest  # the job's manifest file, read once
     phases: list[Phase]
     tokenizer: object
     config: PretrainedConfig
@@ -191,11 +191,11 @@ def prepare_run(job: TrainingJob) -> Run:
         )
     tokenizer = AutoTokenizer.from_pretrained(job.tokenizer)
     manifest = read_manifest(job.manifest)
-    phases = plan_phases(settings, manifest["block_size"])
+    phases = plan_phases(settings, manifest.block_size)
     preflight(job.manifest, manifest, len(tokenizer), phases, processes, backend)
     validation = BlockDataset(manifest, Path(job.manifest).parent, "validation", limit=settings["eval_blocks"])
     config = model_config(job.model, tokenizer)
-    settings = {**settings, "shuffle_seed": manifest["shuffle_seed"]}
+    settings = {**settings, "shuffle_seed": manifest.shuffle_seed}
     inputs = fingerprint_inputs(manifest, config, settings, processes, backend, job.gaudi_config)
     if len(validation) < settings["per_device_eval_batch_size"]:
         print(

@@ -25,11 +25,11 @@ class Vocabulary:
 
 
 @pytest.fixture
-def files(tmp_path):
-    manifest, gaudi = tmp_path / "manifest.json", tmp_path / "gaudi_config.json"
-    manifest.write_text('{"shuffle_seed": 34, "format_version": 3}\n')
+def files(tiny_data, tmp_path):
+    """The tiny data set's manifest (read only) and a Gaudi config of this test's own."""
+    gaudi = tmp_path / "gaudi_config.json"
     gaudi.write_text(json.dumps(GAUDI))
-    return manifest, gaudi
+    return tiny_data.manifest, gaudi
 
 
 def print_of(files, model: dict, settings: dict, backend: str = "cpu") -> str:

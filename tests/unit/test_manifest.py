@@ -1,10 +1,12 @@
-"""The manifest as a declared contract: built from the stats files of the jobs, read by one module, with its format
-version, packing, special ids and provenance; and the data half's outputs are the ones made before the package
-layout (tests/golden/tiny-data.json, written by the code of commit 003f920 on the same tiny data)."""
+"""The manifest as a declared contract: built from the stats files of the jobs, read by one module as one typed view
+that holds every field of the file, with its format version, packing, special ids and provenance; and the data half's
+outputs are the ones made before the package layout (tests/golden/tiny-data.json, written by the code of commit
+003f920 on the same tiny data)."""
 
 import hashlib
 import json
 import shutil
+from dataclasses import replace
 from importlib.metadata import version
 
 import pytest
@@ -16,9 +18,12 @@ from snakebert.data.manifest import (
     build_manifest,
     data_digest,
     installed_version,
+    json_digest,
     read_manifest,
     validation_ranges,
+    write_manifest,
 )
+from snakebert.data.manifest_view import Commit, PackedShard, ValidationRange, as_json
 from snakebert.errors import DataError
 from snakebert.training.block_dataset import BlockDataset
 
@@ -37,18 +42,36 @@ def test_data_outputs_are_byte_identical_to_before_and_the_manifest_differs_only
 
 def test_the_manifest_declares_its_format_packing_special_ids_and_provenance(tiny_data):
     manifest = read_manifest(str(tiny_data.manifest))
-    assert manifest["format_version"] == FORMAT_VERSION
-    assert manifest["packing"] == {"documents": "whole", "order": "corpus", "remainder": "dropped"}
+    assert manifest.format_version == FORMAT_VERSION
+    assert as_json(manifest.packing) == {"documents": "whole", "order": "corpus", "remainder": "dropped"}
     vocabulary = json.loads((tiny_data.tokenizer / "tokenizer.json").read_text())["model"]["vocab"]
-    assert manifest["special_ids"] == {
+    assert manifest.special_ids == {
         "pad_token": vocabulary["[PAD]"], "unk_token": vocabulary["[UNK]"], "cls_token": vocabulary["[CLS]"],
         "sep_token": vocabulary["[SEP]"], "mask_token": vocabulary["[MASK]"],
     }  # fmt: skip
-    provenance = manifest["provenance"]
-    assert provenance["libraries"] == {name: version(name) for name in LIBRARIES}
+    provenance = manifest.provenance
+    assert provenance.libraries == {name: version(name) for name in LIBRARIES}
     assert installed_version("a-distribution-nobody-installed") is None  # recorded as null, not a failure
-    assert provenance["config_digest"] == "tiny"
-    assert provenance["commit"] is None or len(provenance["commit"]["id"]) == 40
+    assert provenance.config_digest == "tiny"
+    assert provenance.commit is None or len(provenance.commit.id) == 40
+
+
+def test_the_view_holds_every_field_of_the_file_and_writes_back_the_same_bytes(tiny_data, tmp_path):
+    text = tiny_data.manifest.read_text()
+    written = json.loads(text)
+    manifest = read_manifest(str(tiny_data.manifest))
+    assert json.dumps(as_json(manifest)) == json.dumps(written)  # every key, in the file's order, every value
+    write_manifest(as_json(manifest), str(tmp_path / "manifest.json"))
+    assert (tmp_path / "manifest.json").read_text() == text
+    # the checkpoints' data fingerprint is the digest of the file's JSON, as before the view
+    assert data_digest(manifest) == json_digest({key: value for key, value in written.items() if key != "provenance"})
+    (packing,) = manifest.packings  # its parts are views too, and the packing of a block size is found
+    assert isinstance(manifest.split.validation[0], ValidationRange) and isinstance(packing.shards[0], PackedShard)
+    assert manifest.provenance.commit is None or isinstance(manifest.provenance.commit, Commit)
+    assert manifest.packing_shards(packing.block_size) is packing.shards
+    assert manifest.packing_shards(manifest.block_size) is manifest.shards
+    with pytest.raises(DataError, match="the manifest has no packing of 5-token blocks; rerun the workflow"):
+        manifest.packing_shards(5)
 
 
 def copy_results(tiny_data, tmp_path):
@@ -65,22 +88,26 @@ def test_a_manifest_of_another_format_is_refused_with_what_to_do(tiny_data, tmp_
     path.write_text("[]")
     with pytest.raises(DataError, match="manifest format unknown, this code reads format 3; delete it and rerun"):
         read_manifest(str(path))
+    path.write_text(json.dumps({**json.loads(tiny_data.manifest.read_text()), "split": []}))
+    with pytest.raises(
+        DataError, match=r"manifest.json: not a manifest of this workflow \(TypeError\(.*rerun to rebuild"
+    ):
+        read_manifest(str(path))
 
 
 def test_readers_take_the_column_and_dtype_from_the_manifest(tiny_data):
     manifest, folder = read_manifest(str(tiny_data.manifest)), tiny_data.manifest.parent
     with pytest.raises(DataError, match="shard-00000.arrow: token ids of type uint16, the manifest says uint32"):
-        BlockDataset({**manifest, "dtype": "uint32"}, folder, "train")
+        BlockDataset(replace(manifest, dtype="uint32"), folder, "train")
     with pytest.raises(KeyError, match="ids"):
-        BlockDataset({**manifest, "column": "ids"}, folder, "train")
+        BlockDataset(replace(manifest, column="ids"), folder, "train")
 
 
 def test_the_data_digest_ignores_provenance_only(tiny_data):
     manifest = read_manifest(str(tiny_data.manifest))
-    rebuilt = {**manifest, "provenance": {**manifest["provenance"], "commit": None}}
+    rebuilt = replace(manifest, provenance=replace(manifest.provenance, commit=None))
     assert data_digest(rebuilt) == data_digest(manifest)
-    changed = json.loads(json.dumps(manifest))
-    changed["shards"][0]["sha256"] = "0" * 64
+    changed = replace(manifest, shards=(replace(manifest.shards[0], sha256="0" * 64), *manifest.shards[1:]))
     assert data_digest(changed) != data_digest(manifest)
 
 

@@ -15,6 +15,7 @@ from helpers import PHASE_BLOCK_SIZE, TINY_TRAINING
 import snakebert.training.pretrain as pretrain_module
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
+from snakebert.data.manifest_view import Manifest
 from snakebert.errors import DataError
 from snakebert.files.arrow_streams import read_table, stream_writer
 from snakebert.files.block_format import COLUMN, block_schema
@@ -29,7 +30,8 @@ from snakebert.training.pretrain import phase_trainer, prepare_run, pretrain
 
 @pytest.fixture
 def data(tiny_data, tmp_path):
-    """A copy of the tiny data set's blocks (of both packings) and manifest, laid out as in results/."""
+    """A copy of the tiny data set's blocks (of both packings) and manifest, laid out as in results/; the manifest
+    as JSON, which a test edits before it takes the view of it (Manifest.from_json)."""
     for folder in ("results/blocks", f"results/blocks-{PHASE_BLOCK_SIZE}", "results/dataset"):
         shutil.copytree(tiny_data.root / folder, tmp_path / folder)
     manifest_path = tmp_path / "results/dataset/manifest.json"
@@ -49,11 +51,11 @@ def rewrite_first_block_file(manifest_path, manifest, ids_change) -> str:
 
 
 def test_intact_blocks_pass_and_every_byte_is_read(data):
-    manifest_path, manifest = data
-    read = verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
-    files = [manifest_path.parent / shard["path"] for shard in manifest["shards"]]
+    manifest_path, manifest = data[0], Manifest.from_json(data[1])
+    read = verify_blocks(str(manifest_path), manifest, manifest.vocab_size)
+    files = [manifest_path.parent / shard.path for shard in manifest.shards]
     assert read == sum(path.stat().st_size for path in files)
-    shares = [verify_blocks(str(manifest_path), manifest, manifest["vocab_size"], rank, 2) for rank in (0, 1)]
+    shares = [verify_blocks(str(manifest_path), manifest, manifest.vocab_size, rank, 2) for rank in (0, 1)]
     assert sum(shares) == read  # two processes check disjoint halves
 
 
@@ -64,7 +66,7 @@ def test_a_block_file_changed_after_the_manifest_is_named(data):
     content[-40] ^= 1
     path.write_bytes(bytes(content))
     with pytest.raises(DataError, match="SHA-256 differs") as refused:
-        verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
+        verify_blocks(str(manifest_path), Manifest.from_json(manifest), manifest["vocab_size"])
     assert str(path) in str(refused.value)
 
 
@@ -72,7 +74,7 @@ def test_a_token_id_outside_the_vocabulary_is_named_with_its_file(data):
     manifest_path, manifest = data
     path = rewrite_first_block_file(manifest_path, manifest, lambda ids: ids.__setitem__(5, 60000))
     with pytest.raises(DataError, match="token id 60000 is not below the vocabulary size") as refused:
-        verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
+        verify_blocks(str(manifest_path), Manifest.from_json(manifest), manifest["vocab_size"])
     assert path in str(refused.value)
 
 
@@ -82,21 +84,21 @@ def test_a_truncated_block_file_is_named_with_what_to_do(data):
     path.write_bytes(path.read_bytes()[:-100])
     manifest["shards"][0]["sha256"] = sha256(str(path))
     with pytest.raises(DataError, match="not a readable block file .* delete it and rerun") as refused:
-        verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
+        verify_blocks(str(manifest_path), Manifest.from_json(manifest), manifest["vocab_size"])
     assert str(path) in str(refused.value)
     named = re.escape(manifest["shards"][0]["path"])  # as the manifest names it
     with pytest.raises(DataError, match=f"{named}: not a readable block file .* delete it and rerun"):
-        BlockDataset(manifest, manifest_path.parent, "train")  # the training data reads it as pre-flight does
+        BlockDataset(Manifest.from_json(manifest), manifest_path.parent, "train")  # read as pre-flight reads it
 
 
 def test_splits_and_vocabulary_are_checked(data):
-    manifest_path, manifest = data
+    manifest_path, manifest = data[0], Manifest.from_json(data[1])
     with pytest.raises(DataError, match="no validation blocks"):
         check_block_splits(str(manifest_path), manifest, 100, 0, 8)
     with pytest.raises(DataError, match="fewer than one global batch of 64"):
         check_block_splits(str(manifest_path), manifest, 40, 4, 64)
     check_block_splits(str(manifest_path), manifest, 64, 1, 64)
-    with pytest.raises(DataError, match=f"vocabulary of {manifest['vocab_size']}, the tokenizer has 30522"):
+    with pytest.raises(DataError, match=f"vocabulary of {manifest.vocab_size}, the tokenizer has 30522"):
         check_vocabulary(str(manifest_path), manifest, 30522)
 
 
@@ -172,7 +174,7 @@ def test_a_manifest_that_lists_fewer_blocks_than_the_file_holds_is_refused_namin
     path = os.path.normpath(manifest_path.parent / manifest["shards"][0]["path"])
     manifest["shards"][0]["blocks"] -= 1
     with pytest.raises(DataError, match="the manifest does not describe this file") as refused:
-        verify_blocks(str(manifest_path), manifest, manifest["vocab_size"])
+        verify_blocks(str(manifest_path), Manifest.from_json(manifest), manifest["vocab_size"])
     assert f"{path}: {manifest['shards'][0]['blocks'] + 1} blocks" in str(refused.value)
 
 
@@ -188,17 +190,22 @@ def test_a_manifest_that_lists_fewer_blocks_than_the_file_holds_is_refused_namin
 )
 def test_a_manifest_whose_counts_disagree_is_refused_naming_what(data, edit, fragment):
     manifest_path, manifest = data
-    check_counts(str(manifest_path), manifest)
+    check_counts(str(manifest_path), Manifest.from_json(manifest))
     edit(manifest)
     with pytest.raises(DataError, match="its counts disagree") as refused:
-        check_counts(str(manifest_path), manifest)
+        check_counts(str(manifest_path), Manifest.from_json(manifest))
     assert fragment in str(refused.value)
     assert str(manifest_path) in str(refused.value)
 
 
-def test_a_manifest_missing_a_count_is_refused_naming_the_manifest(data):
+def test_a_manifest_missing_a_count_or_with_a_count_not_a_number_is_refused_naming_the_manifest(data):
     manifest_path, manifest = data
-    del manifest["shards"][0]["tokens"]
+    manifest["shards"][0]["blocks"] = str(manifest["shards"][0]["blocks"])
     with pytest.raises(DataError, match="not a manifest of this workflow") as refused:
-        check_counts(str(manifest_path), manifest)
+        check_counts(str(manifest_path), Manifest.from_json(manifest))
+    assert str(manifest_path) in str(refused.value)
+    del manifest["shards"][0]["tokens"]
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.raises(DataError, match=r"not a manifest of this workflow \(KeyError\('tokens'\)\)") as refused:
+        read_manifest(str(manifest_path))
     assert str(manifest_path) in str(refused.value)

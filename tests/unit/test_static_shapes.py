@@ -24,7 +24,7 @@ def tiny_trainer(data, folder, workers: int = 0, architecture: str = "bert"):
     tokenizer = AutoTokenizer.from_pretrained(data.tokenizer)
     manifest = read_manifest(str(data.manifest))
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "dataloader_num_workers": workers}
-    settings["shuffle_seed"] = manifest["shuffle_seed"]
+    settings["shuffle_seed"] = manifest.shuffle_seed
     torch.manual_seed(0)
     model_settings = {**TINY_TRAINING["model"], "architecture": architecture}
     model = masked_positions_model(model_config(model_settings, tokenizer))

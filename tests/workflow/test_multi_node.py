@@ -80,7 +80,7 @@ def test_two_nodes_train_disjoint_shares_of_each_batch_to_identical_weights(tmp_
     # Each rank reads its own half of the first global batch, which is the first 2 x batch blocks of epoch 0's order
     manifest = read_manifest(str(data.manifest))
     train = split_indices(manifest, "train")
-    order = [int(train[index]) for _, index in EpochSampler(len(train), manifest["shuffle_seed"])]
+    order = [int(train[index]) for _, index in EpochSampler(len(train), manifest.shuffle_seed)]
     batch = settings["per_device_train_batch_size"]
     assert len(first[0]) == len(first[1]) == batch and not set(first[0]) & set(first[1])
     assert sorted(first[0] + first[1]) == sorted(order[: 2 * batch])

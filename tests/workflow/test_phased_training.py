@@ -35,13 +35,13 @@ def phased(tmp_path_factory):
 
 def test_each_block_size_is_packed_from_the_same_token_files_and_listed_in_the_manifest(phased):
     manifest = read_manifest(str(phased / "results/dataset/manifest.json"))
-    (packing,) = manifest["packings"]
-    assert packing["block_size"] == 8
-    for main, shard in zip(manifest["shards"], packing["shards"], strict=True):
-        stats = json.loads((phased / "results/dataset" / shard["path"]).with_suffix(".json").read_text())
-        assert stats["tokens"] == main["tokens"]  # the same tokens, in twice as many blocks
-        assert shard["blocks"] == main["tokens"] // 8 and shard["path"].startswith("../blocks-8/")
-    assert 0 < packing["train_blocks"] < packing["blocks"]
+    (packing,) = manifest.packings
+    assert packing.block_size == 8
+    for main, shard in zip(manifest.shards, packing.shards, strict=True):
+        stats = json.loads((phased / "results/dataset" / shard.path).with_suffix(".json").read_text())
+        assert stats["tokens"] == main.tokens  # the same tokens, in twice as many blocks
+        assert shard.blocks == main.tokens // 8 and shard.path.startswith("../blocks-8/")
+    assert 0 < packing.train_blocks < packing.blocks
     added = {"phases": [*PHASES, {"block_size": 16, "steps": 10}]}
     jobs = planned_jobs(phased, training_config(phased, pretrain={**SETTINGS, **added, "max_steps": 70}))
     assert "tokenize_shard" not in jobs and "pack_shard" not in jobs  # a new phase of known sizes packs nothing
