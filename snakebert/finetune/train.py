@@ -18,7 +18,7 @@ from ..errors import DataError
 from ..files.checksum import sha256
 from ..files.json_files import write_json
 from ..named_loading import load_named
-from ..training.backends import BACKENDS
+from ..training.backends import BACKENDS, TrainerOptions
 from ..training.checkpoints import resume_point, run_directory
 from ..training.trainers import EpochOrder, SealedCheckpoints
 from .encoded import EncodedSplit
@@ -28,7 +28,6 @@ from .prepare import read_task_dir
 
 # The backend table's trainer functions read these pretraining settings: fine-tuning runs are short, so nothing is
 # compiled for CUDA and no step is left out of Gaudi's throughput.
-BACKEND_SETTINGS = {"torch_compile": False, "throughput_warmup_steps": 0}
 UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chosen: the worst a correlation can be
 
 
@@ -139,7 +138,7 @@ def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: i
 
 def build_trainer(job: FinetuneJob, task: dict, model, splits: dict[str, EncodedSplit], folder: Path):
     arguments = training_arguments(job, task, folder, len(splits["train"]))
-    base, args, extra = BACKENDS[job.backend].trainer(arguments, BACKEND_SETTINGS, job)
+    base, args, extra = BACKENDS[job.backend].trainer(arguments, TrainerOptions(job.gaudi_config, job.on_device))
     trainer_class = type(f"Task{base.__name__}", (EpochOrder, SealedCheckpoints, base), {})
 
     def compute_metrics(prediction) -> dict:

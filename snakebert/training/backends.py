@@ -7,21 +7,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Protocol
 
 GAUDI_CONFIG = Path(__file__).resolve().parents[2] / "config" / "gaudi_config.json"
 
 
-class Job(Protocol):
-    """What a trainer function reads of the job it trains for (a TrainingJob or a FinetuneJob)."""
+@dataclass(frozen=True)
+class TrainerOptions:
+    """What a backend's trainer function reads beyond the training arguments every backend shares. Pretraining fills
+    it from its job and its `pretrain` settings (trainers.build_trainer), fine-tuning from its job alone."""
 
     gaudi_config: str  # the GaudiConfig file
-    on_device: bool  # False runs the HPU path's classes on the CPU (the contract tests)
+    on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
+    torch_compile: bool = False  # the CUDA path
+    throughput_warmup_steps: int = 0  # GaudiTrainer's: the first steps left out of its throughput
 
 
-# A trainer function takes (the TrainingArguments shared by every backend, the `pretrain` settings, the job) and
-# returns (trainer class, its training arguments, further keyword arguments of the trainer).
-TrainerFunction = Callable[[dict, dict, Job], tuple[type, object, dict]]
+# A trainer function takes (the TrainingArguments shared by every backend, the options) and returns (trainer class,
+# its training arguments, further keyword arguments of the trainer).
+TrainerFunction = Callable[[dict, TrainerOptions], tuple[type, object, dict]]
 
 
 @dataclass(frozen=True)
@@ -38,42 +41,42 @@ class Backend:
     tasks_per_node: bool = False
 
 
-def cpu_trainer(arguments: dict, settings: dict, job: Job):
+def cpu_trainer(arguments: dict, options: TrainerOptions):
     from transformers import Trainer, TrainingArguments
 
     return Trainer, TrainingArguments(**arguments, use_cpu=True), {}
 
 
-def cuda_arguments(settings: dict, capability: tuple[int, int]) -> dict:
-    """The CUDA path's speed settings: bf16 and TF32 from Ampere on, fused AdamW, and torch.compile if set."""
+def cuda_arguments(torch_compile: bool, capability: tuple[int, int]) -> dict:
+    """The CUDA path's speed settings: bf16 and TF32 from Ampere on, fused AdamW, and torch.compile if asked."""
     ampere = capability[0] >= 8
-    return {"bf16": ampere, "tf32": ampere, "optim": "adamw_torch_fused", "torch_compile": settings["torch_compile"]}
+    return {"bf16": ampere, "tf32": ampere, "optim": "adamw_torch_fused", "torch_compile": torch_compile}
 
 
-def cuda_trainer(arguments: dict, settings: dict, job: Job):
+def cuda_trainer(arguments: dict, options: TrainerOptions):
     import torch
     from transformers import Trainer, TrainingArguments
 
-    speed = cuda_arguments(settings, torch.cuda.get_device_capability())
+    speed = cuda_arguments(options.torch_compile, torch.cuda.get_device_capability())
     return Trainer, TrainingArguments(**arguments, **speed), {}
 
 
-def hpu_trainer(arguments: dict, settings: dict, job: Job):
-    """optimum-habana's GaudiTrainer with the job's GaudiConfig; a job with `on_device=False` runs it on the CPU
-    (the contract tests do)."""
+def hpu_trainer(arguments: dict, options: TrainerOptions):
+    """optimum-habana's GaudiTrainer with the options' GaudiConfig; `on_device=False` runs it on the CPU (the
+    contract tests do)."""
     from optimum.habana import GaudiConfig, GaudiTrainer, GaudiTrainingArguments
 
-    on_device = job.on_device
+    on_device = options.on_device
     args = GaudiTrainingArguments(
         **arguments,
         use_habana=on_device,
         use_lazy_mode=on_device,
         use_cpu=not on_device,
-        gaudi_config_name=job.gaudi_config if on_device else None,
-        throughput_warmup_steps=settings["throughput_warmup_steps"],
+        gaudi_config_name=options.gaudi_config if on_device else None,
+        throughput_warmup_steps=options.throughput_warmup_steps,
         bf16=on_device,
     )
-    return GaudiTrainer, args, {"gaudi_config": GaudiConfig.from_pretrained(job.gaudi_config)}
+    return GaudiTrainer, args, {"gaudi_config": GaudiConfig.from_pretrained(options.gaudi_config)}
 
 
 def gaudi_spawn(devices: int, nodes: int | None, script: Callable[[str], str]) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from torch.optim.lr_scheduler import LambdaLR
 from transformers import PrinterCallback, TrainerCallback
 
-from .backends import BACKENDS
+from .backends import BACKENDS, TrainerOptions
 from .block_dataset import EpochSampler
 from .checkpoints import Segment, rotate, seal
 from .job import TrainingJob
@@ -163,11 +163,13 @@ def build_trainer(
     validation,
     segment: Segment | None = None,
 ):
-    """The trainer of `phase` of the run on the job's backend (BACKENDS: its trainer function reads the job's
-    GaudiConfig and on_device), with the run's `settings` and `collators` (training's, evaluation's), in the job's
-    `segment` of the run (default: a run from step 1)."""
+    """The trainer of `phase` of the run on the job's backend (BACKENDS), with the run's `settings` and `collators`
+    (training's, evaluation's), in the job's `segment` of the run (default: a run from step 1)."""
     arguments = common_arguments(settings, phase, output_dir)
-    base, args, extra = BACKENDS[job.backend].trainer(arguments, settings, job)
+    options = TrainerOptions(
+        job.gaudi_config, job.on_device, settings["torch_compile"], settings["throughput_warmup_steps"]
+    )
+    base, args, extra = BACKENDS[job.backend].trainer(arguments, options)
     members = {"phase": phase, "settings": settings, "eval_collator": collators[1], "segment": segment or Segment()}
     trainer_class = type(f"Block{base.__name__}", (PhaseTraining, base), members)
     trainer = trainer_class(

@@ -111,10 +111,10 @@ def test_ranks_read_the_variables_of_their_launcher(monkeypatch):
 
 
 def test_cuda_arguments_turn_on_bf16_and_tf32_from_ampere_and_always_fuse_adamw():
-    assert cuda_arguments({"torch_compile": True}, (9, 0)) == {
+    assert cuda_arguments(True, (9, 0)) == {
         "bf16": True, "tf32": True, "optim": "adamw_torch_fused", "torch_compile": True,
     }  # fmt: skip
-    older = cuda_arguments({"torch_compile": False}, (7, 0))
+    older = cuda_arguments(False, (7, 0))
     assert older == {"bf16": False, "tf32": False, "optim": "adamw_torch_fused", "torch_compile": False}
 
 

@@ -36,7 +36,10 @@ def test_our_model_trains_compiled_with_fused_adamw_and_saves_as_plain_bert(tiny
     manifest, folder = read_manifest(str(tiny_data.manifest)), tiny_data.manifest.parent
     model = masked_positions_model(model_config(TINY_TRAINING["model"], tokenizer))
     phase = plan_phases(SETTINGS, 16)[0]
-    arguments = {**common_arguments(SETTINGS, phase, str(tmp_path / "run")), **cuda_arguments(SETTINGS, (7, 0))}
+    arguments = {
+        **common_arguments(SETTINGS, phase, str(tmp_path / "run")),
+        **cuda_arguments(SETTINGS["torch_compile"], (7, 0)),
+    }
     trainer = Trainer(
         model=model,
         args=TrainingArguments(**arguments, use_cpu=True),
