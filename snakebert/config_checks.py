@@ -1,9 +1,10 @@
 """The config's checks beyond the schema (config_validation.py), all of them, on the validated config with its
 defaults: numbers that are not finite, and the constraints between keys and sections that a job would otherwise meet
 late (the probes' prompts, the model's shape, the phases and the corruption split, fine-tuning, source names, the
-block size against the lengths, the Hub upload; the architecture against the training backend, which the launch plan
-checks once the backend is resolved). The workflow refuses the first problem when it is read, before any job, so this
-module and what it imports import neither torch, transformers nor datasets."""
+block size against the lengths, the Hub upload). The architecture against the training backend is the backend
+table's check (training/backends.backend_problems), made once the launch plan has resolved the backend. The
+workflow refuses the first problem when it is read, before any job, so this module and what it imports import
+neither torch, transformers nor datasets."""
 
 import math
 
@@ -41,16 +42,6 @@ def model_problems(model: dict) -> list[str]:
     width, heads = model["hidden_size"], model["num_attention_heads"]
     if width % heads:
         return [f"config model.hidden_size ({width}) is not a multiple of model.num_attention_heads ({heads})"]
-    return []
-
-
-def backend_problems(model: dict, backend: str) -> list[str]:
-    """The architecture against the backend that would train it: ModernBERT has no validated Gaudi 1 path."""
-    if backend == "hpu" and model.get("architecture", "bert") != "bert":
-        return [
-            f"config model.architecture {model['architecture']!r} is not supported on the hpu backend (the Gaudi 1 "
-            "stack, optimum-habana 1.18, has no validated path for it): use architecture bert there"
-        ]
     return []
 
 

@@ -112,6 +112,16 @@ BACKENDS = {  # in the order `auto` tries them
 }
 
 
+def backend_problems(model: dict, backend: str) -> list[str]:
+    """The architecture against the backend that would train it: ModernBERT has no validated Gaudi 1 path."""
+    if backend == "hpu" and model.get("architecture", "bert") != "bert":
+        return [
+            f"config model.architecture {model['architecture']!r} is not supported on the hpu backend (the Gaudi 1 "
+            "stack, optimum-habana 1.18, has no validated path for it): use architecture bert there"
+        ]
+    return []
+
+
 def resolve_backend(requested: str, devices: dict[str, int]) -> str:
     """`pretrain.backend`, with `auto` the first backend whose resource the rule is given (a profile or
     --set-resources), else cpu. The workflow resolves it once; the training script gets a concrete name."""

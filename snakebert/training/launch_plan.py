@@ -6,9 +6,8 @@ counts and how it launches; a plan that cannot run is a DataError naming the res
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ..config_checks import backend_problems
 from ..errors import DataError
-from .backends import BACKENDS, device_count, resolve_backend
+from .backends import BACKENDS, backend_problems, device_count, resolve_backend
 
 DEVICE_RESOURCES = {backend.resource: 0 for backend in BACKENDS.values() if backend.resource}  # the rules' defaults
 

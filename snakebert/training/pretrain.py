@@ -11,12 +11,11 @@ import torch
 from transformers import AutoTokenizer, PretrainedConfig, set_seed
 from transformers.utils.logging import disable_progress_bar
 
-from ..config_checks import backend_problems
 from ..data.manifest import data_digest, read_manifest
 from ..data.manifest_view import Manifest
 from ..errors import DataError
 from ..files.atomic import atomic_path
-from .backends import rank, world_size
+from .backends import backend_problems, rank, world_size
 from .block_dataset import BlockDataset, split_indices
 from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory, step_ranges
 from .collator import BlockCollator

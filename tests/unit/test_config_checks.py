@@ -8,7 +8,6 @@ import yaml
 from helpers import REPO
 
 from snakebert.config_checks import (
-    backend_problems,
     config_problems,
     finetune_problems,
     model_problems,
@@ -19,6 +18,7 @@ from snakebert.config_checks import (
 from snakebert.config_defaults import schema_defaults
 from snakebert.config_validation import validate_config
 from snakebert.data.manifest import DATA_SECTIONS, data_config_digest
+from snakebert.training.backends import backend_problems
 
 
 def shipped(name: str = "config.yaml") -> dict:
