@@ -15,11 +15,12 @@ def _module_file(root: Path, name: str) -> Path | None:
     return None
 
 
-def _with_packages(root: Path, name: str) -> set[Path]:
+@functools.cache  # a module file's existence, not its content: an edited file is digested anew
+def _with_packages(root: Path, name: str) -> frozenset[Path]:
     """Module `name` and the __init__.py of every package above it (importing it runs them all)."""
     parts = name.split(".")
     files = {_module_file(root, ".".join(parts[:end])) for end in range(1, len(parts) + 1)}
-    return {path for path in files if path}
+    return frozenset(path for path in files if path)
 
 
 def _package_of(root: Path, path: Path) -> tuple[str, ...]:

@@ -7,13 +7,11 @@ fingerprinted), and a config of more than MAX_VALUES values (YAML aliases that e
 """
 
 import re
-from pathlib import Path
 
 import jsonschema
-import yaml
 from jsonschema import Draft202012Validator, validators
 
-from .config_defaults import SCHEMA
+from .config_defaults import load_schema
 
 SECRET_WORDS = {"token", "password", "passwd", "secret", "key", "apikey", "credential", "credentials"}
 SECRET_VALUE = re.compile(r"hf_[A-Za-z0-9]{8,}")  # a Hub token's shape, blanked in any message
@@ -78,10 +76,10 @@ def _with_defaults(validator_class):
     return validators.extend(validator_class, {"properties": fill_defaults})
 
 
-def validate_config(config: dict, schema_path=SCHEMA) -> None:
+def validate_config(config: dict) -> None:
     """Fill the schema's defaults into `config` in place, or raise ConfigError naming the first bad key."""
     check_keys(config)
-    schema = yaml.safe_load(Path(schema_path).read_text())
+    schema = load_schema()
     error = jsonschema.exceptions.best_match(_with_defaults(Draft202012Validator)(schema).iter_errors(config))
     if error is not None:
         raise ConfigError(f"config {key_path(error.absolute_path)}: {short(error.message)}")
