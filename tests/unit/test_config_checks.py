@@ -20,6 +20,8 @@ from snakebert.config_validation import validate_config
 from snakebert.data.manifest import DATA_SECTIONS, data_config_digest
 from snakebert.training.backends import backend_problems
 
+SOURCE = {"name": "notes", "type": "files", "paths": ["corpus/notes.jsonl"], "format": "jsonl"}
+
 
 def shipped(name: str = "config.yaml") -> dict:
     config = yaml.safe_load((REPO / "config" / name).read_text())
@@ -63,6 +65,24 @@ def test_a_non_finite_number_is_reported_alone(default_config):
         "config sources[0].shard_mb: a finite number is needed",
         "config pretrain.mlm_probability: a finite number is needed",
     ]
+
+
+NON_FINITE = [
+    (("pretrain", "weight_decay"), float("inf"), "pretrain.weight_decay"),
+    (("pretrain", "mlm_probability"), float("nan"), "pretrain.mlm_probability"),
+    (("pretrain", "max_grad_norm"), float("inf"), "pretrain.max_grad_norm"),
+    (("model", "hidden_dropout_prob"), float("nan"), "model.hidden_dropout_prob"),
+    (("sources", 0, "shard_mb"), float("inf"), "sources[0].shard_mb"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "key"), NON_FINITE, ids=[key for _, _, key in NON_FINITE])
+def test_a_non_finite_number_passes_the_schema_and_is_refused_naming_the_key(path, value, key):
+    """As the workflow reads a config: the schema lets an infinite or NaN number through, the check beyond it names
+    its key."""
+    config = with_changes({"sources": [SOURCE], "model": {}, "pretrain": {}}, (path, value))
+    validate_config(config)
+    assert config_problems(config) == [f"config {key}: a finite number is needed"]
 
 
 @pytest.mark.parametrize(

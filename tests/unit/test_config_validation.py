@@ -70,3 +70,59 @@ def test_a_token_in_any_value_is_blanked():
 def test_a_seed_beyond_32_bits_is_refused_naming_the_key():
     message = refusal({"sources": [SOURCE], "pretrain": {"seed": 2**32}})
     assert message == "config pretrain.seed: 4294967296 is greater than the maximum of 4294967295"
+
+
+ADDITIONAL = "Additional properties are not allowed"
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        pytest.param(
+            {"tokenizer": {"vocab": 10}},
+            f"config tokenizer: {ADDITIONAL} ('vocab' was unexpected)",
+            id="unknown-tokenizer-key",
+        ),
+        pytest.param(
+            {"data": {"blocksize": 64}},
+            f"config data: {ADDITIONAL} ('blocksize' was unexpected)",
+            id="unknown-data-key",
+        ),
+        pytest.param(
+            {"clean": {"strip_pattern": ["x"]}},
+            f"config clean: {ADDITIONAL} ('strip_pattern' was unexpected)",
+            id="unknown-clean-key",
+        ),
+        pytest.param(
+            {"sources": [{**SOURCE, "colum": "body"}]},
+            f"config sources[0]: {ADDITIONAL} ('colum' was unexpected)",
+            id="unknown-source-key",
+        ),
+        pytest.param(
+            {"data": {"block_size": "big"}},
+            "config data.block_size: 'big' is not of type 'integer'",
+            id="block_size-not-integer",
+        ),
+        pytest.param(
+            {"tokenizer": {"lowercase": "yes"}},
+            "config tokenizer.lowercase: 'yes' is not of type 'boolean'",
+            id="lowercase-not-boolean",
+        ),
+        pytest.param(
+            {"clean": {"strip_patterns": "[x]"}},
+            "config clean.strip_patterns: '[x]' is not of type 'array'",
+            id="strip_patterns-not-array",
+        ),
+        pytest.param(
+            {"data": {"validation_fraction": 0}},
+            "config data.validation_fraction: 0 is less than or equal to the minimum of 0",
+            id="validation_fraction-zero",
+        ),
+        pytest.param(
+            {"data": {"seed": -1}}, "config data.seed: -1 is less than the minimum of 0", id="data-seed-negative"
+        ),
+    ],
+)
+def test_an_unknown_key_a_wrong_type_or_a_value_out_of_range_is_refused_naming_the_key(config, message):
+    """The schema's refusals the workflow reports when it is read (the Snakefile calls validate_config)."""
+    assert refusal({"sources": [SOURCE], **config}) == message

@@ -105,6 +105,8 @@ def test_devices_that_do_not_split_evenly_between_the_nodes_are_refused():
 def test_a_model_without_a_path_on_the_backend_is_refused():
     with pytest.raises(DataError, match="config model.architecture 'modernbert' is not supported on the hpu backend"):
         plan(model=MODERNBERT, hpu=8)
+    with pytest.raises(DataError, match="config model.architecture 'modernbert' is not supported on the hpu backend"):
+        plan("hpu", model=MODERNBERT)  # pretrain.backend: hpu, no HPU counted (a dry run on a laptop)
     assert plan(model=MODERNBERT, gpu=1).backend == "cuda"
 
 

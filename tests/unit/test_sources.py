@@ -1,6 +1,7 @@
 """Unit tests of reading sources (snakebert/data/sources.py, formats.py) and planning shards (shards.py)."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -382,6 +383,48 @@ def test_source_files_refuses_a_pattern_that_matches_only_folders(tmp_path, monk
     source = {"name": "mine", "type": "files", "paths": ["corpus/*"], "format": "text"}
     with pytest.raises(DataError, match=r"no file matches 'corpus/\*'"):
         source_files(source)
+
+
+@pytest.mark.parametrize("pattern", ["corpus/*.jsonl", "corpus/missing.jsonl", "corpus/**/*.jsonl"])
+def test_a_pattern_that_matches_no_file_is_refused_when_the_shards_are_planned(tmp_path, monkeypatch, pattern):
+    """A glob, a plain path and a recursive glob, beside a file none of them matches: refused by the shard plan the
+    workflow makes when it is read (rules/common.smk)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "other.txt").write_text("not matched", encoding="utf-8")
+    source = {"name": "mine", "type": "files", "paths": [pattern], "format": "jsonl", "shard_mb": 64}
+    with pytest.raises(DataError) as refused:
+        plan_source(source)
+    assert str(refused.value) == f"source 'mine': no file matches {pattern!r}"
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        pytest.param(
+            b"caf\xe9.txt", "source 's': file name b'corpus/caf\\xe9.txt' is not valid UTF-8; rename it", id="not-utf8"
+        ),
+        pytest.param(
+            b"two\nlines.txt",
+            "source 's': file name 'corpus/two\\nlines.txt' holds a line break; rename it",
+            id="line-break",
+        ),
+    ],
+)
+def test_a_file_name_the_workflow_cannot_pass_on_is_refused_when_the_shards_are_planned_shown_escaped(
+    tmp_path, monkeypatch, name, message
+):
+    """Beside names that pass (tests/workflow/test_file_names.py), one that is not UTF-8 or holds a line break is
+    refused by the shard plan the workflow makes when it is read, before any job."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "fine.txt").write_text("a document whose name is fine", encoding="utf-8")
+    with open(os.path.join(os.fsencode(tmp_path / "corpus"), name), "w", encoding="utf-8") as handle:
+        handle.write("a document whose file name cannot pass")
+    source = {"name": "s", "type": "files", "paths": ["corpus/*.txt"], "format": "text", "shard_mb": 64}
+    with pytest.raises(DataError) as refused:
+        plan_source(source)
+    assert str(refused.value) == message
 
 
 def test_source_files_are_sorted_per_pattern_recursive_and_found_once(tmp_path, monkeypatch):

@@ -1,6 +1,8 @@
 """Any file name a filesystem allows goes through a real run: braces (which Snakemake reads as wildcards), leading
-dashes (which a command line reads as options), quotes, spaces and non-ASCII. A name that cannot work (not UTF-8,
-a line break) is refused before any job runs, shown escaped."""
+dashes (which a command line reads as options), quotes, spaces and non-ASCII; a glob that would match the workflow's
+own outputs is refused and keeps them. A name that cannot work (not UTF-8, a line break) and a symlink out of the
+corpus are refused by the shard plan the workflow makes when it is read: tests/unit/test_sources.py and
+test_symlinks.py."""
 
 import os
 
@@ -52,36 +54,6 @@ def test_every_name_is_read_once_as_itself_and_an_edit_reruns_its_shard(workdir)
     edited.write_text(texts["x{source}.txt"] + " Edited.", encoding="utf-8")
     os.utime(edited, ns=(edited.stat().st_atime_ns, edited.stat().st_mtime_ns + 10**9))
     assert planned_jobs(workdir, config, RAW) == {"ingest_shard": 1}
-
-
-def test_a_name_that_is_not_utf8_is_refused_before_any_job_shown_escaped(workdir):
-    _, config = write_corpus(workdir)
-    with open(os.path.join(os.fsencode(workdir / "corpus"), b"caf\xe9.txt"), "w") as handle:
-        handle.write("a document whose file name is Latin-1")
-    done = snakemake(workdir, "-n", config=config, check=False)
-    assert done.returncode != 0
-    assert "source 's': file name b'corpus/caf\\xe9.txt' is not valid UTF-8; rename it" in done.stdout + done.stderr
-    assert not (workdir / "results").exists()
-
-
-def test_a_name_with_a_line_break_is_refused_before_any_job(workdir):
-    _, config = write_corpus(workdir)
-    (workdir / "corpus" / "two\nlines.txt").write_text("a document whose file name breaks a line")
-    done = snakemake(workdir, "-n", config=config, check=False)
-    assert done.returncode != 0
-    assert "source 's': file name 'corpus/two\\nlines.txt' holds a line break; rename it" in done.stdout + done.stderr
-
-
-def test_a_symlink_to_a_system_file_is_refused_before_any_job(workdir):
-    _, config = write_corpus(workdir)
-    (workdir / "corpus" / "passwords.txt").symlink_to("/etc/passwd")
-    done = snakemake(workdir, "-n", config=config, check=False)
-    assert done.returncode != 0
-    assert "corpus/passwords.txt is a symlink to /etc/passwd, outside corpus and the working directory" in (
-        done.stdout + done.stderr
-    )
-    config["sources"][0]["follow_symlinks"] = True
-    assert snakemake(workdir, "-n", config=config).returncode == 0
 
 
 def test_a_glob_that_would_match_the_workflow_outputs_is_refused_and_keeps_them(workdir):

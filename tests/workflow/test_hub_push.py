@@ -15,14 +15,6 @@ def test_push_is_off_by_default(workdir):
     assert "push_to_hub" not in planned_jobs(workdir, training_config(workdir))
 
 
-def test_push_needs_repositories(workdir):
-    done = snakemake(workdir, "-n", config=training_config(workdir, hub={"push": True}), check=False)
-    assert done.returncode != 0
-    assert (
-        "hub.push is true but none of hub.tokenizer_repo, hub.dataset_repo, hub.model_repo" in done.stdout + done.stderr
-    )
-
-
 def test_push_waits_for_the_parts_it_publishes_and_their_cards(workdir):
     config = training_config(workdir, hub={"push": True, "model_repo": "someone/sotu-bert"})
     jobs = planned_jobs(workdir, config, "results/hub/pushed.json")

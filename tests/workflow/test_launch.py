@@ -57,10 +57,3 @@ def test_gaudi_config_is_an_input_of_pretrain(workdir):
     job = done.stdout.split("rule pretrain:", 1)[1].split("\n\n", 1)[0]
     inputs = job.split("input:", 1)[1].splitlines()[0]
     assert str((REPO / "config" / "gaudi_config.json").resolve().relative_to(REPO)) in inputs
-
-
-def test_devices_that_do_not_split_evenly_between_nodes_are_refused(workdir):
-    resources = ("--set-resources", "pretrain:hpu=12", "pretrain:nodes=8", "pretrain:tasks=8")
-    done = snakemake(workdir, "results/model", "-n", *resources, config=training_config(workdir), check=False)
-    assert done.returncode != 0
-    assert "resources hpu=12 and nodes=8: the devices must split evenly between the nodes" in done.stdout + done.stderr
