@@ -27,6 +27,11 @@ from snakebert.data.tokens import tokenize_shard
 REPO = Path(__file__).resolve().parents[1]
 
 CONFIGS = REPO / "tests" / "configs"
+MANIFEST = "results/dataset/manifest.json"  # the data half's last output
+# The cores of a test's snakemake run, and so the threads of its training jobs: 2, or 1 on each of several pytest-xdist
+# workers, whose torch threads must not outnumber the cores (a 2-thread job beside another busy process runs several
+# times slower). A run's weights depend on its thread count: the runs a test compares all use these.
+CORES = 1 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1 else 2
 TEST_CONFIG = yaml.safe_load((CONFIGS / "tiny-data.yaml").read_text())
 TINY_TRAINING = yaml.safe_load((CONFIGS / "tiny-training.yaml").read_text())
 MAX_DOC_CHARS = schema_defaults("clean")["max_doc_chars"]  # the readers' bound on one document
@@ -78,15 +83,20 @@ def interrupting_env(folder: Path, point: str, when: int) -> dict:
     return {**environment, "PATH": f"{folder}{os.pathsep}{environment['PATH']}"}
 
 
+def write_config(workdir: Path, config: dict) -> Path:
+    """`config` as the config file of runs in `workdir` (test-config.yaml), for a command line to pass."""
+    configfile = workdir / "test-config.yaml"
+    configfile.write_text(yaml.safe_dump(config, sort_keys=False))
+    return configfile
+
+
 def snakemake(
     workdir: Path, *args: str, config: dict | None = None, check: bool = True, snakefile: Path = REPO / "Snakefile"
 ):
     """Run the real workflow in `workdir` (with `config` merged over the default); return the finished process."""
-    command = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "--cores", "2", *args]
+    command = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "--cores", str(CORES), *args]
     if config is not None:
-        configfile = workdir / "test-config.yaml"
-        configfile.write_text(yaml.safe_dump(config, sort_keys=False))
-        command += ["--configfile", str(configfile)]
+        command += ["--configfile", str(write_config(workdir, config))]
     done = subprocess.run(command, cwd=workdir, env=snakemake_env(), capture_output=True, text=True)
     if check and done.returncode != 0:
         raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")

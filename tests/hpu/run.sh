@@ -26,15 +26,16 @@ if ! command -v mpirun >/dev/null; then # gaudi_spawn's mpirun, which the Habana
   [ "$(id -u)" -eq 0 ] || { echo "the HPU tests need Open MPI's mpirun: install openmpi-bin" >&2 && exit 1; }
   echo "== install Open MPI (apt-get install openmpi-bin)"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -qq --no-install-recommends openmpi-bin >/dev/null ||
-    { apt-get update -qq && apt-get install -y -qq --no-install-recommends openmpi-bin >/dev/null; }
+  apt=(apt-get -o DPkg::Lock::Timeout=600) # the SLURM cluster's set-up may be installing beside it
+  "${apt[@]}" install -y -qq --no-install-recommends openmpi-bin >/dev/null ||
+    { "${apt[@]}" update -qq && "${apt[@]}" install -y -qq --no-install-recommends openmpi-bin >/dev/null; }
 fi
 
 echo "== HPU contract tests (optimum-habana on the CPU; the Habana runtime stood in for)"
 set +e
 # the data half runs in the pipeline's environment, the python that runs this script: the tests cross between them
 SNAKEBERT_PIPELINE_PYTHON="$(command -v python3)" PATH="$venv/bin:$PATH" PYTHONPATH="$PWD/tests/hpu/standins:$PWD" \
-  "$venv/bin/python" -m pytest tests/hpu "$@"
+  "$venv/bin/python" -m pytest -o addopts="-ra --strict-markers" tests/hpu "$@" # no xdist in this environment
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -68,9 +68,9 @@ install_packages() {
     printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && ours_policy=1
   fi
   export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$STATE/apt.log" 2>&1; then
-    apt-get update -qq >>"$STATE/apt.log" 2>&1
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$STATE/apt.log" 2>&1 ||
+  if ! apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >"$STATE/apt.log" 2>&1; then
+    apt-get -o DPkg::Lock::Timeout=600 update -qq >>"$STATE/apt.log" 2>&1
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >>"$STATE/apt.log" 2>&1 ||
       { [ "$ours_policy" -eq 0 ] || rm -f "$policy"; die "apt-get install failed, see $STATE/apt.log"; }
   fi
   [ "$ours_policy" -eq 0 ] || rm -f "$policy"

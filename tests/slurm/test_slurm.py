@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import REPO, snakemake, snakemake_env, training_config, two_source_config
+from helpers import CORES, REPO, snakemake, snakemake_env, training_config, two_source_config, write_config
+from shared_builds import copy_build
 
 ACCOUNT = "snakebert-ci"  # created by tests/slurm/cluster.sh
 PARTITIONS = {"cpu": "cpu", "dl1": "dl1", "gpu": "gpu"}  # the profile's partition (by role) -> the test cluster's
@@ -92,6 +93,7 @@ def fitted_profile(name: str, folder: Path, cluster: Cluster, account: str | Non
         if "cpus_per_task" in resources:
             resources["cpus_per_task"] = min(resources["cpus_per_task"], cluster.cpus)
     profile["max-threads"] = cluster.cpus  # sbatch --cpus-per-task comes from threads
+    profile["set-threads"] = {rule: min(cluster.cpus, CORES) for rule in ("pretrain", "calibrate")}  # as local runs
     path = folder / name / "config.yaml"
     path.parent.mkdir(parents=True)
     path.write_text(yaml.safe_dump(profile, sort_keys=False))
@@ -170,11 +172,10 @@ def test_an_account_left_as_the_placeholder_fails_before_any_job_is_submitted(wo
     assert slurm_jobs(re.search(r"SLURM run ID: (\S+)", output).group(1), since) == []
 
 
-def pretrain_job(profile_name: str, workdir, tmp_path, cluster) -> tuple[dict, str]:
+def pretrain_job(profile_name: str, data_half, workdir, tmp_path, cluster) -> tuple[dict, str]:
     """A 10-step pretrain (cpu backend: nothing computes on the test cluster's HPUs or GPUs) as the one SLURM job of
-    a run through profiles/`profile_name`: its sacct record and the training log."""
-    config = training_config(workdir, pretrain={"backend": "cpu", "max_steps": 10})
-    snakemake(workdir, "results/dataset/manifest.json", config=config)
+    a run through profiles/`profile_name`, on a copy of the shared data set: its sacct record and the training log."""
+    config = training_config(copy_build(data_half, workdir), pretrain={"backend": "cpu", "max_steps": 10})
     since = datetime.now() - timedelta(minutes=1)
     profile = fitted_profile(profile_name, tmp_path / "profiles", cluster)
     done = snakemake(workdir, "results/model", "--workflow-profile", str(profile), *QUICK_STATUS, config=config)
@@ -184,18 +185,20 @@ def pretrain_job(profile_name: str, workdir, tmp_path, cluster) -> tuple[dict, s
     return job, (workdir / "logs/pretrain.log").read_text()
 
 
-def test_pretrain_runs_on_a_whole_dl1_node_with_its_hpus(workdir, tmp_path, cluster):
+def test_pretrain_runs_on_a_whole_dl1_node_with_its_hpus(data_half, workdir, tmp_path, cluster):
     """One node: the rank runs in place, in the step the plugin runs the rule in (no srun of the launch's own)."""
-    job, log = pretrain_job("slurm-dl1", workdir, tmp_path, cluster)
+    job, log = pretrain_job("slurm-dl1", data_half, workdir, tmp_path, cluster)
     assert job["Partition"] == "dl1" and "gres/hpu=8" in job["AllocTRES"]
     assert job["AllocCPUS"] == str(cluster.cpus)  # --exclusive: the whole node
     assert "launching" not in log and "rank 0 of 1: trained weights sha256" in log
 
 
-def test_pretrain_runs_on_a_whole_gpu_node_as_an_mpi_job_whose_srun_starts_the_ranks(workdir, tmp_path, cluster):
+def test_pretrain_runs_on_a_whole_gpu_node_as_an_mpi_job_whose_srun_starts_the_ranks(
+    data_half, workdir, tmp_path, cluster
+):
     """The GPU profile's job as SLURM takes it: the gpu partition, the node's 8 GPUs (stand-in device files on the
     test cluster), and the plugin's `mpi` mode, where the job's own srun starts torch_spawn."""
-    job, log = pretrain_job("slurm-gpu", workdir, tmp_path, cluster)
+    job, log = pretrain_job("slurm-gpu", data_half, workdir, tmp_path, cluster)
     assert job["Partition"] == "gpu" and "gres/gpu=8" in job["AllocTRES"]
     assert "launching 1 ranks: torchrun --nnodes=1 --nproc_per_node=1 --rdzv_backend=c10d" in log
 
@@ -246,8 +249,7 @@ def planned_launch(workdir, profile: str, nodes: int, *args: str, config: dict |
     """(pretrain's resources, its shell command) in a dry run with `profile` and SNAKEBERT_NODES=`nodes`."""
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-n", "-p", "results/model"]
     if config is not None:
-        (workdir / "test-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-        args = (*args, "--configfile", str(workdir / "test-config.yaml"))
+        args = (*args, "--configfile", str(write_config(workdir, config)))
     environment = {**snakemake_env(), "SNAKEBERT_NODES": str(nodes)}
     command += ["--workflow-profile", str(REPO / "profiles" / profile), *args]
     done = subprocess.run(command, cwd=workdir, env=environment, capture_output=True, text=True)
@@ -303,17 +305,6 @@ def test_classic_run_on_four_dl1_nodes_plans_a_32_rank_deepspeed_launch(workdir)
     classic = ("--configfile", str(REPO / "config/bert-base-dl1.yaml"))
     _, shell = planned_launch(workdir, "slurm-dl1", 4, *classic)
     assert re.search(r"gaudi_spawn.py --world_size 32 --nodes 4 --use_deepspeed \S*pretrain.py --backend hpu ", shell)
-
-
-def test_a_node_count_without_as_many_tasks_is_refused_before_any_job(workdir):
-    """--set-resources replaces the profile's set-resources: nodes alone would be shrunk by SLURM to one node."""
-    done = snakemake(
-        workdir, "-n", "results/model", "--workflow-profile", str(REPO / "profiles/slurm-dl1"),
-        "--set-resources", "pretrain:nodes=4", config=two_source_config(workdir), check=False,
-    )  # fmt: skip
-    assert done.returncode != 0
-    assert "resources nodes=4 and tasks=1" in done.stdout + done.stderr
-    assert "tasks must equal nodes (the SLURM profiles set both from SNAKEBERT_NODES)" in done.stdout + done.stderr
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ submit pretrain again, and the run resumes to the weights of one run never stopp
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -13,8 +12,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import REPO, snakemake, snakemake_env, training_config
-from test_slurm import ACCOUNT, QUICK_STATUS, cluster, fitted_profile, run, slurm_jobs  # noqa: F401 (cluster: a fixture)
+from helpers import CORES, REPO, snakemake, snakemake_env, training_config, write_config
+from shared_builds import copy_build
+from test_slurm import ACCOUNT, QUICK_STATUS, fitted_profile, run, slurm_jobs
 
 STARTED = "the first batch of epoch 0 reads train blocks"
 
@@ -22,20 +22,21 @@ STARTED = "the first batch of epoch 0 reads train blocks"
 UNBROKEN = {}  # the weights of a local run, by its settings: the same for every profile
 
 
-def prepared(workdir, pretrain: dict) -> tuple[dict, bytes]:
-    """The data set built in `workdir` for a pretrain of these settings, and the weights a local run trains."""
-    config = training_config(workdir, pretrain={"backend": "cpu", "eval_steps": 100_000, **pretrain})
-    snakemake(workdir, "results/dataset/manifest.json", config=config)
+def prepared(data_half, workdir, pretrain: dict) -> tuple[dict, bytes]:
+    """The data set in `workdir` (a copy of the shared build) for a pretrain of these settings, and the weights a
+    local run trains."""
+    settings = {"backend": "cpu", "eval_steps": 100_000, **pretrain}
+    config = training_config(copy_build(data_half, workdir), pretrain=settings)
+    write_config(workdir, config)  # what the stopped runs read
     key = json.dumps(pretrain, sort_keys=True)
     if key not in UNBROKEN:
-        local = workdir.parent / "local"
-        shutil.copytree(workdir, local)
-        snakemake(local, "results/model", "--configfile", str(local / "test-config.yaml"))
+        local = copy_build(data_half, workdir.parent / "local")
+        snakemake(local, "results/model", config=training_config(local, pretrain=settings))
         UNBROKEN[key] = (local / "results/model/model.safetensors").read_bytes()
     return config, UNBROKEN[key]
 
 
-def profile_with(folder, cluster, name: str = "slurm-gpu", **pretrain) -> str:  # noqa: F811 (cluster: the fixture's)
+def profile_with(folder, cluster, name: str = "slurm-gpu", **pretrain) -> str:
     """profiles/`name` fitted to the test cluster, with these pretrain resources."""
     path = fitted_profile(name, folder, cluster) / "config.yaml"
     profile = yaml.safe_load(path.read_text())
@@ -64,7 +65,7 @@ def preempt(job: str) -> None:
 def stopped_run(workdir, profile: str, stop) -> tuple[int, str, str]:
     """`snakemake results/model` with `profile`, its pretrain job stopped by `stop` once training started: the exit
     status, the output and the pretrain job's ID (a limit of 600 s, over the requeue delay and the watch's looks)."""
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", str(CORES), "results/model"]
     command += ["--configfile", str(workdir / "test-config.yaml"), "--workflow-profile", profile, *QUICK_STATUS]
     process = subprocess.Popen(command, cwd=workdir, env=snakemake_env(), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)  # fmt: skip
@@ -100,11 +101,13 @@ STOPPED = {"max_steps": 3000, "save_steps": 100_000, "logging_steps": 500}
     [("slurm-gpu", scancel), ("slurm-cpu", scancel), ("slurm-cpu", preempt)],
     ids=["scancel, the launch's own srun step", "scancel, in the plugin's step", "preemption with a grace time"],
 )
-def test_a_stop_saves_and_the_retry_resumes_to_the_unbroken_weights(workdir, tmp_path, cluster, profile, stop):  # noqa: F811
+def test_a_stop_saves_and_the_retry_resumes_to_the_unbroken_weights(
+    data_half, workdir, tmp_path, cluster, profile, stop
+):
     """`scancel --signal=TERM`, or a preemption that cancels the job after a grace time: the job saves and fails
     (a job that ends within its grace time is FAILED, not PREEMPTED, so the plugin sees it end), and the retry
     resumes."""
-    config, unbroken = prepared(workdir, STOPPED)
+    config, unbroken = prepared(data_half, workdir, STOPPED)
     since = datetime.now() - timedelta(minutes=1)
     status, output, _ = stopped_run(workdir, profile_with(tmp_path / "profiles", cluster, profile), stop)
     assert status == 0, output
@@ -113,10 +116,12 @@ def test_a_stop_saves_and_the_retry_resumes_to_the_unbroken_weights(workdir, tmp
     resumed_once(workdir, unbroken)
 
 
-def test_a_job_preempted_with_no_grace_time_is_requeued_and_resumes_to_the_unbroken_weights(workdir, tmp_path, cluster):  # noqa: F811
+def test_a_job_preempted_with_no_grace_time_is_requeued_and_resumes_to_the_unbroken_weights(
+    data_half, workdir, tmp_path, cluster
+):
     """On spot (no grace time) the preempted job ends PREEMPTED, which the plugin would wait on forever: the main
     snakemake process requeues it, and the job runs again under its ID and resumes."""
-    config, unbroken = prepared(workdir, STOPPED)
+    config, unbroken = prepared(data_half, workdir, STOPPED)
     profile = profile_with(tmp_path / "profiles", cluster, "slurm-cpu", slurm_partition="'spot'")
     status, output, job = stopped_run(workdir, profile, preempt)
     assert status == 0, output
@@ -126,10 +131,10 @@ def test_a_job_preempted_with_no_grace_time_is_requeued_and_resumes_to_the_unbro
     resumed_once(workdir, unbroken)
 
 
-def test_a_preempted_job_slurm_refuses_to_requeue_stops_the_workflow(workdir, tmp_path, cluster):  # noqa: F811
+def test_a_preempted_job_slurm_refuses_to_requeue_stops_the_workflow(data_half, workdir, tmp_path, cluster):
     """A job submitted with --no-requeue, preempted with no grace time: the workflow ends, with the reason, instead
     of waiting forever; the stop saved its checkpoint, for the next run to resume from."""
-    prepared(workdir, STOPPED)
+    prepared(data_half, workdir, STOPPED)
     profile = profile_with(tmp_path / "profiles", cluster, "slurm-cpu", slurm_partition="'spot'")
     settings = yaml.safe_load((Path(profile) / "config.yaml").read_text())
     del settings["slurm-requeue"]
@@ -141,9 +146,11 @@ def test_a_preempted_job_slurm_refuses_to_requeue_stops_the_workflow(workdir, tm
     assert list((workdir / "checkpoints/pretrain").glob("*/checkpoint-*")), output
 
 
-def test_a_run_longer_than_its_time_limit_goes_through_segments_to_the_unbroken_weights(workdir, tmp_path, cluster):  # noqa: F811
+def test_a_run_longer_than_its_time_limit_goes_through_segments_to_the_unbroken_weights(
+    data_half, workdir, tmp_path, cluster
+):
     settings = {"max_steps": 12_000, "save_steps": 100_000, "logging_steps": 1000, "stop_before_deadline": "30s"}
-    config, unbroken = prepared(workdir, settings)
+    config, unbroken = prepared(data_half, workdir, settings)
     since = datetime.now() - timedelta(minutes=1)
     profile = profile_with(tmp_path / "profiles", cluster, runtime=2, slurm_extra="'--signal=TERM@60'")
     done = snakemake(workdir, "results/model", "--workflow-profile", profile, *QUICK_STATUS, config=config)

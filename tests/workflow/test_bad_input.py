@@ -1,6 +1,8 @@
 """Bad input: a clear error naming the file, key or row, a non-zero exit, and no output that looks complete.
 
-The ingest CLI is run as the `ingest_shard` rule runs it; config errors go through real snakemake runs.
+The ingest CLI is run as the `ingest_shard` rule runs it; what a job meets goes through real snakemake runs. A config
+or a file list refused when the workflow is read is checked in the unit tier (test_config_validation.py,
+test_config_checks.py, test_sources.py), and end to end by tests/workflow/test_config_refusals.py.
 """
 
 import json
@@ -13,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from helpers import REPO, TEST_CONFIG, snakemake, training_config, write_jsonl
+from shared_builds import copy_build
 from tiny_corpus import DOCS
 
 from snakebert.data.formats import BATCH_DOCS
@@ -116,17 +119,6 @@ def write_columnar(path: Path, table: pa.Table, file_format: str) -> Path:
 # --- missing files ------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("pattern", ["corpus/*.jsonl", "corpus/missing.jsonl", "corpus/**/*.jsonl"])
-def test_missing_file_or_empty_glob_fails_the_workflow_naming_the_pattern(workdir, pattern):
-    (workdir / "corpus").mkdir()
-    (workdir / "corpus" / "other.txt").write_text("not matched", encoding="utf-8")
-    source = {"name": "mine", "type": "files", "paths": [pattern], "format": "jsonl"}
-    done = snakemake(workdir, config=tiny_config([source]), check=False)
-    output = assert_workflow_refused(done, workdir, f"no file matches {pattern!r}", "'mine'")
-    assert "Traceback" not in output
-    assert not (workdir / "results").exists()
-
-
 @pytest.mark.parametrize("file_format", ["text", "lines", "jsonl", "parquet", "arrow"])
 def test_missing_file_given_to_ingest_names_the_file(workdir, file_format):
     done = ingest(workdir, files_source(file_format), "corpus/gone.data")
@@ -188,6 +180,7 @@ def test_jsonl_record_that_is_not_an_object_names_file_and_line(workdir):
         ('{"text": "deep", "meta": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply to read"),
         ('{"text": "big", "id": ' + "7" * 5000 + "}", "Exceeds the limit (4300 digits)"),
     ],
+    ids=["lone-surrogate", "nested-too-deeply", "too-many-digits"],  # the lines themselves are too long for an id
 )
 def test_jsonl_a_reader_cannot_take_is_named_with_file_and_line(workdir, line, message):
     path = workdir / "corpus" / "notes.jsonl"
@@ -357,68 +350,7 @@ def test_a_document_over_max_doc_chars_fails_the_workflow_naming_the_line_and_th
     assert not (workdir / "results/raw/notes/shard-00000.json").exists()
 
 
-# --- config errors ------------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("section", "values", "key"),
-    [
-        ("tokenizer", {"vocab": 10}, "vocab"),
-        ("data", {"blocksize": 64}, "blocksize"),
-        ("clean", {"strip_pattern": ["x"]}, "strip_pattern"),
-    ],
-)
-def test_unknown_config_key_is_refused_naming_the_key(workdir, section, values, key):
-    config = notes_config(workdir, **{section: values})
-    done = snakemake(workdir, config=config, check=False)
-    output = assert_workflow_refused(done, workdir, f"'{key}' was unexpected")
-    assert "Additional properties are not allowed" in output
-    assert not (workdir / "results").exists()
-
-
-def test_unknown_source_key_is_refused_naming_the_key(workdir):
-    config = notes_config(workdir)
-    config["sources"][0]["colum"] = "body"
-    done = snakemake(workdir, config=config, check=False)
-    assert_workflow_refused(done, workdir, "'colum' was unexpected")
-    assert not (workdir / "results").exists()
-
-
-@pytest.mark.parametrize(
-    ("section", "values", "fragments"),
-    [
-        ("data", {"block_size": "big"}, ["'big' is not of type 'integer'", "block_size"]),
-        ("tokenizer", {"lowercase": "yes"}, ["'yes' is not of type 'boolean'", "lowercase"]),
-        ("clean", {"strip_patterns": "[x]"}, ["'[x]' is not of type 'array'", "strip_patterns"]),
-    ],
-)
-def test_wrong_config_type_is_refused_naming_the_key(workdir, section, values, fragments):
-    config = notes_config(workdir, **{section: values})
-    done = snakemake(workdir, config=config, check=False)
-    assert_workflow_refused(done, workdir, *fragments)
-    assert not (workdir / "results").exists()
-
-
-def test_block_size_larger_than_model_max_length_names_both_keys(workdir):
-    config = notes_config(workdir, data={"block_size": 1024}, tokenizer={"model_max_length": 512})
-    done = snakemake(workdir, config=config, check=False)
-    assert_workflow_refused(done, workdir, "data.block_size (1024)", "tokenizer.model_max_length (512)")
-    assert not (workdir / "results").exists()
-
-
-@pytest.mark.parametrize(
-    ("pretrain", "fragments"),
-    [
-        ({"phases": [{"block_size": 8, "steps": 10}]}, ["pretrain.phases: the phases' steps add up to 10", "is 1000"]),
-        ({"phases": [{"block_size": 8, "steps": 5, "fraction": 0.5}]}, ["pretrain.phases[0]: give either steps or"]),
-        ({"corruption": {"mask": 0.9}}, ["pretrain.corruption: mask, random and keep add up to 1.1, not 1"]),
-    ],
-)
-def test_phases_and_corruption_that_do_not_add_up_are_refused_before_any_job(workdir, pretrain, fragments):
-    config = notes_config(workdir, pretrain={"max_steps": 1000, **pretrain})
-    done = snakemake(workdir, config=config, check=False)
-    assert_workflow_refused(done, workdir, *fragments)
-    assert not (workdir / "results").exists()
+# --- config errors a job meets ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("pattern", ["(unclosed", "foo(?=bar)", r"(a)\1", "[z-a]"])
@@ -427,34 +359,6 @@ def test_invalid_re2_strip_pattern_names_the_key_and_the_pattern(workdir, patter
     clean = {**CLEAN, "strip_patterns": [r"\[applause\]", pattern]}
     done = ingest(workdir, files_source("jsonl"), "corpus/notes.jsonl", clean=clean)
     assert_cli_refused(done, workdir, "clean.strip_patterns", "invalid RE2 pattern", repr(pattern))
-
-
-@pytest.mark.parametrize(
-    ("path", "value", "key"),
-    [
-        (("pretrain", "weight_decay"), float("inf"), "pretrain.weight_decay"),
-        (("pretrain", "mlm_probability"), float("nan"), "pretrain.mlm_probability"),
-        (("pretrain", "max_grad_norm"), float("inf"), "pretrain.max_grad_norm"),
-        (("model", "hidden_dropout_prob"), float("nan"), "model.hidden_dropout_prob"),
-        (("sources", 0, "shard_mb"), float("inf"), "sources[0].shard_mb"),
-    ],
-)
-def test_non_finite_number_is_refused_before_any_job_naming_the_key(workdir, path, value, key):
-    config = notes_config(workdir, model={}, pretrain={})
-    parent = config
-    for step in path[:-1]:
-        parent = parent[step]
-    parent[path[-1]] = value
-    done = snakemake(workdir, "-n", config=config, check=False)
-    assert_workflow_refused(done, workdir, f"config {key}: a finite number is needed")
-    assert not (workdir / "results").exists()
-
-
-def test_validation_fraction_zero_is_refused_when_the_workflow_is_read(workdir):
-    config = notes_config(workdir, data={"validation_fraction": 0})
-    done = snakemake(workdir, "-n", config=config, check=False)
-    assert_workflow_refused(done, workdir, "validation_fraction", "less than or equal to the minimum of 0")
-    assert not (workdir / "results").exists()
 
 
 def test_a_validation_fraction_that_rounds_to_no_block_still_holds_out_one(workdir):
@@ -473,9 +377,8 @@ def test_a_data_set_of_one_block_fails_the_manifest_job_saying_why(workdir):
     assert "Traceback" not in log
 
 
-def test_pretrain_refuses_a_changed_block_file_before_its_first_step(workdir):
-    config = training_config(workdir)
-    snakemake(workdir, "results/dataset/manifest.json", config=config)
+def test_pretrain_refuses_a_changed_block_file_before_its_first_step(data_half, workdir):
+    config = training_config(copy_build(data_half, workdir))
     manifest = json.loads((workdir / "results/dataset/manifest.json").read_text())
     path = workdir / "results/dataset" / manifest["shards"][0]["path"]
     stat = path.stat()

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import REPO, snakemake, training_config
+from helpers import REPO
 
 
 def run_bench(*args: str) -> dict:
@@ -29,11 +29,10 @@ def test_data_prep_bench_reports_every_method_and_ratio(tmp_path):
     assert all(value > 0 for value in report["ratios"].values())
 
 
-def test_train_loader_bench_reports_its_ratios(workdir):
-    snakemake(workdir, "results/dataset/manifest.json", config=training_config(workdir))
+def test_train_loader_bench_reports_its_ratios(data_half):
     report = run_bench(
-        "bench/train_loader.py", "--manifest", str(workdir / "results/dataset/manifest.json"),
-        "--tokenizer", str(workdir / "results/tokenizer"), "--steps", "2", "--reps", "1",
+        "bench/train_loader.py", "--manifest", str(data_half / "results/dataset/manifest.json"),
+        "--tokenizer", str(data_half / "results/tokenizer"), "--steps", "2", "--reps", "1",
     )  # fmt: skip
     assert set(report["steps_per_second"]) == {"ours", "in_memory", "run_mlm"}
     assert all(len(runs) == 1 and runs[0] > 0 for runs in report["steps_per_second_runs"].values())
@@ -72,11 +71,10 @@ def test_scaling_bench_reports_memory_cores_and_overhead(tmp_path):
     assert report["many_shards"]["shards"] == 5 and report["many_shards"]["rerun with nothing to do"]["seconds"] > 0
 
 
-def test_static_shapes_bench_reports_losses_and_speeds_of_both_paths(workdir):
-    snakemake(workdir, "results/dataset/manifest.json", config=training_config(workdir))
+def test_static_shapes_bench_reports_losses_and_speeds_of_both_paths(data_half):
     report = run_bench(
-        "bench/static_shapes.py", "--manifest", str(workdir / "results/dataset/manifest.json"),
-        "--tokenizer", str(workdir / "results/tokenizer"), "--loss-steps", "3", "--steps", "2", "--reps", "1",
+        "bench/static_shapes.py", "--manifest", str(data_half / "results/dataset/manifest.json"),
+        "--tokenizer", str(data_half / "results/tokenizer"), "--loss-steps", "3", "--steps", "2", "--reps", "1",
     )  # fmt: skip
     assert report["predictions_per_block"] >= 1 and report["seeds"] == [42]
     for key in ("held_out_loss (evaluate_model.evaluate, mean over seeds)",

@@ -6,11 +6,12 @@ import re
 
 import pytest
 from helpers import planned_jobs, snakemake, training_config
+from shared_builds import copy_build
 
 
 @pytest.fixture(scope="module")
-def calibrated(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("calibrated")
+def calibrated(data_half, tmp_path_factory):
+    workdir = copy_build(data_half, tmp_path_factory.mktemp("calibrated") / "work")
     config = training_config(workdir, calibrate={"warmup_steps": 3, "steps": 12, "price_per_node_hour": 2.5})
     snakemake(workdir, "calibrate", config=config)
     return workdir, config
@@ -56,7 +57,8 @@ def test_calibrate_launches_as_pretrain_does(workdir):
     assert re.fullmatch(r"python \S*gaudi_spawn.py --world_size 8 --use_mpi", launches["pretrain"].group(1))
 
 
-def test_a_run_of_two_phases_is_calibrated_phase_by_phase(workdir):
+def test_a_run_of_two_phases_is_calibrated_phase_by_phase(data_half, workdir):
+    copy_build(data_half, workdir)
     phases = [{"block_size": 8, "steps": 40, "per_device_train_batch_size": 16}, {"block_size": 16, "steps": 20}]
     config = training_config(workdir, pretrain={"phases": phases}, calibrate={"warmup_steps": 2, "steps": 4})
     snakemake(workdir, "calibrate", config=config)

@@ -8,6 +8,7 @@ import shutil
 import pytest
 from helpers import planned_jobs, snakemake, training_config
 from shape_log import changed_ops, training_step_shapes
+from shared_builds import copy_build
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
@@ -27,8 +28,8 @@ def phased_config(workdir):
 
 
 @pytest.fixture(scope="module")
-def phased(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("phased")
+def phased(data_half, tmp_path_factory):
+    workdir = copy_build(data_half, tmp_path_factory.mktemp("phased") / "work")
     snakemake(workdir, "results/model", "results/eval/metrics.json", config=phased_config(workdir))
     return workdir
 

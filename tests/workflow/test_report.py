@@ -12,9 +12,9 @@ from snakebert.report import REPORT_FILES
 from snakebert.report.data_plot import document_lengths, truncated_share
 
 
-def test_snakemake_report_holds_the_plots_the_summary_and_the_workflow_description(trained, tmp_path):
+def test_snakemake_report_holds_the_plots_the_summary_and_the_workflow_description(trained_copy, tmp_path):
     html = tmp_path / "report.html"
-    snakemake(trained, "--report", str(html), "--configfile", str(trained / "test-config.yaml"))
+    snakemake(trained_copy, "--report", str(html), "--configfile", str(trained_copy / "test-config.yaml"))
     text = html.read_text()
     for path in REPORT_FILES.values():
         assert f'"{path}"' in text

@@ -4,13 +4,13 @@ rerun resumes to the weights of a run never stopped. A SIGTERM to snakemake alon
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
 
 import pytest
-from helpers import REPO, interrupting_env, snakemake, training_config
+from helpers import CORES, REPO, interrupting_env, snakemake, training_config, write_config
+from shared_builds import copy_build
 
 from snakebert.training.checkpoints import COMPLETE_FILE
 
@@ -19,20 +19,24 @@ SIGNAL_STEP = 100
 
 
 @pytest.fixture(scope="module")
-def prepared(tmp_path_factory):
+def prepared(data_half, tmp_path_factory):
     """A working directory with the data set built, and the model an unbroken run trains from it."""
-    workdir = tmp_path_factory.mktemp("local-stop")
-    snakemake(workdir, "results/dataset/manifest.json", config=training_config(workdir, pretrain=SETTINGS))
-    straight = tmp_path_factory.mktemp("local-straight") / "run"
-    shutil.copytree(workdir, straight)
-    snakemake(straight, "results/model", "--configfile", str(straight / "test-config.yaml"))
-    return workdir, (straight / "results/model/model.safetensors").read_bytes()
+    straight = copy_build(data_half, tmp_path_factory.mktemp("local-straight") / "run")
+    snakemake(straight, "results/model", config=training_config(straight, pretrain=SETTINGS))
+    return data_half, (straight / "results/model/model.safetensors").read_bytes()
+
+
+def stop_workdir(data_half, tmp_path):
+    """A copy of the data set with the settings of these runs, for `snakemake results/model` to read."""
+    workdir = copy_build(data_half, tmp_path / "run")
+    write_config(workdir, training_config(workdir, pretrain=SETTINGS))
+    return workdir
 
 
 def signalled_snakemake(workdir, to_group: bool) -> int:
     """`snakemake results/model`, sent SIGTERM (to its process group or to it alone) by the pretrain job after step
     SIGNAL_STEP (tests/interrupt.py)."""
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", str(CORES), "results/model"]
     command += ["--configfile", str(workdir / "test-config.yaml")]
     point = "term-group-after-step" if to_group else "term-leader-after-step"
     process = subprocess.Popen(
@@ -47,8 +51,7 @@ def signalled_snakemake(workdir, to_group: bool) -> int:
 
 
 def test_a_sigterm_to_the_process_group_saves_the_step_and_a_plain_rerun_resumes_bit_identical(prepared, tmp_path):
-    workdir = tmp_path / "run"
-    shutil.copytree(prepared[0], workdir)
+    workdir = stop_workdir(prepared[0], tmp_path)
     assert signalled_snakemake(workdir, to_group=True) == 1
     log = (workdir / "logs/pretrain.log").read_text()
     found = re.search(r"stopped on request \(SIGTERM\) at step (\d+): checkpoint saved in (\S+)/checkpoint-\1;", log)
@@ -65,8 +68,7 @@ def test_a_sigterm_to_the_process_group_saves_the_step_and_a_plain_rerun_resumes
 
 
 def test_a_sigterm_to_snakemake_alone_lets_the_running_job_finish(prepared, tmp_path):
-    workdir = tmp_path / "run"
-    shutil.copytree(prepared[0], workdir)
+    workdir = stop_workdir(prepared[0], tmp_path)
     assert signalled_snakemake(workdir, to_group=False) == 1  # "Will exit after finishing currently running jobs"
     assert "stopped on request" not in (workdir / "logs/pretrain.log").read_text()
     assert (workdir / "results/model/model.safetensors").read_bytes() == prepared[1]

@@ -9,7 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from helpers import REPO, interrupting_env, planned_jobs, snakemake, training_config
+from helpers import CORES, REPO, interrupting_env, planned_jobs, snakemake, training_config, write_config
+from shared_builds import copy_build
 from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from snakebert.training.checkpoints import COMPLETE_FILE
@@ -50,15 +51,15 @@ def test_evaluation_beats_chance_and_is_repeatable(trained):
     assert again == metrics
 
 
-def test_training_settings_rerun_no_data_rule(trained):
-    changed = training_config(trained, pretrain={"learning_rate": 0.004})
+def test_training_settings_rerun_no_data_rule(trained_copy):
+    changed = training_config(trained_copy, pretrain={"learning_rate": 0.004})
     report = {"plot_training": 1, "report_summary": 1, "model_card": 1}
     finetuning = {"finetune": 4, "summarize_finetune": 1, "plot_downstream": 1}  # pretrained and random, 2 seeds
-    assert planned_jobs(trained, changed) == {
+    assert planned_jobs(trained_copy, changed) == {
         "all": 1, "evaluate": 1, "fill_mask_probes": 1, "pretrain": 1, **report, **finetuning
     }  # fmt: skip
-    changed = training_config(trained, evaluate={"seed": 7})
-    assert planned_jobs(trained, changed) == {"all": 1, "evaluate": 1, **report}
+    changed = training_config(trained_copy, evaluate={"seed": 7})
+    assert planned_jobs(trained_copy, changed) == {"all": 1, "evaluate": 1, **report}
 
 
 RESUMABLE = {"max_steps": 400, "save_steps": 50, "logging_steps": 25, "eval_steps": 100}
@@ -72,16 +73,14 @@ def history_without_timings(workdir) -> list[dict]:
     return [{key: value for key, value in entry.items() if key not in TIMINGS | {"train_loss"}} for entry in history]
 
 
-def test_a_killed_run_resumed_by_snakemake_ends_bit_identical_to_an_uninterrupted_one(tmp_path):
-    straight, killed = tmp_path / "straight", tmp_path / "killed"
-    for workdir in (straight, killed):
-        workdir.mkdir()
+def test_a_killed_run_resumed_by_snakemake_ends_bit_identical_to_an_uninterrupted_one(data_half, tmp_path):
+    straight, killed = (copy_build(data_half, tmp_path / name) for name in ("straight", "killed"))
     snakemake(straight, "results/model", config=training_config(straight, pretrain=RESUMABLE))
     config = training_config(killed, pretrain=RESUMABLE)
-    snakemake(killed, "results/dataset/manifest.json", config=config)
+    write_config(killed, config)
     # the node dies once the first checkpoint is complete: snakemake, the job's shell and training, all at once
     first = RESUMABLE["save_steps"]
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2", "results/model"]
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", str(CORES), "results/model"]
     command += ["--configfile", str(killed / "test-config.yaml")]
     process = subprocess.Popen(
         command, cwd=killed, env=interrupting_env(tmp_path, "kill-after-save", first), start_new_session=True,

@@ -4,9 +4,8 @@ depends on it."""
 import json
 import shutil
 
-from helpers import REPO, planned_jobs, snakemake, two_source_config, write_jsonl
-
-MANIFEST = "results/dataset/manifest.json"
+from helpers import MANIFEST, REPO, planned_jobs, snakemake, two_source_config, write_jsonl
+from shared_builds import copy_build
 
 DATA_RULES = {"ingest_shard", "find_duplicates", "train_tokenizer", "tokenize_shard", "pack_shard", "build_manifest"}
 
@@ -28,9 +27,8 @@ def test_data_half_builds_then_a_second_run_does_nothing(workdir):
     assert planned_jobs(workdir, config, MANIFEST) == {}
 
 
-def test_vocab_size_change_retrains_and_retokenizes_without_reingesting(workdir):
-    config = two_source_config(workdir)
-    snakemake(workdir, MANIFEST, config=config)
+def test_vocab_size_change_retrains_and_retokenizes_without_reingesting(data_half, workdir):
+    copy_build(data_half, workdir)
     changed = two_source_config(workdir, tokenizer={"vocab_size": 150})
     assert planned_jobs(workdir, changed, MANIFEST) == {
         "build_manifest": 1,
@@ -40,25 +38,22 @@ def test_vocab_size_change_retrains_and_retokenizes_without_reingesting(workdir)
     }
 
 
-def test_block_size_change_repacks_only(workdir):
-    config = two_source_config(workdir)
-    snakemake(workdir, MANIFEST, config=config)
+def test_block_size_change_repacks_only(data_half, workdir):
+    copy_build(data_half, workdir)
     changed = two_source_config(workdir, data={"block_size": 8})
     assert planned_jobs(workdir, changed, MANIFEST) == {"build_manifest": 1, "pack_shard": 4}
     snakemake(workdir, MANIFEST, config=changed)
     assert json.loads((workdir / "results/dataset/manifest.json").read_text())["block_size"] == 8
 
 
-def test_settings_outside_the_data_rules_rerun_no_data_rule(workdir):
-    config = two_source_config(workdir)
-    snakemake(workdir, MANIFEST, config=config)
+def test_settings_outside_the_data_rules_rerun_no_data_rule(data_half, workdir):
+    copy_build(data_half, workdir)
     changed = two_source_config(workdir, hub={"private": False, "tokenizer_repo": "someone/tok"})
     assert DATA_RULES.isdisjoint(planned_jobs(workdir, changed))
 
 
-def test_editing_one_file_reingests_its_shard_and_leaves_other_sources_alone(workdir):
-    config = two_source_config(workdir)
-    snakemake(workdir, MANIFEST, config=config)
+def test_editing_one_file_reingests_its_shard_and_leaves_other_sources_alone(data_half, workdir):
+    config = two_source_config(copy_build(data_half, workdir))
     raw = sorted((workdir / "results/raw").glob("*/*.arrow"))
     before = {path: path.stat().st_mtime_ns for path in raw}
     write_jsonl(workdir / "corpus/notes.jsonl", [{"text": "An entirely new note about harbours and ships."}])
@@ -135,14 +130,12 @@ def test_a_target_builds_only_what_it_needs(workdir):
     }
 
 
-def test_identical_runs_give_byte_identical_outputs(tmp_path):
+def test_identical_runs_give_byte_identical_outputs(data_half, workdir):
+    snakemake(workdir, MANIFEST, config=two_source_config(workdir))  # the shared build ran in another folder
     digests = []
-    for name in ("one", "two"):
-        workdir = tmp_path / name
-        workdir.mkdir()
-        snakemake(workdir, MANIFEST, config=two_source_config(workdir))
-        files = sorted(workdir.glob("results/**/*.*"))
-        digests.append({path.relative_to(workdir).as_posix(): path.read_bytes() for path in files})
+    for built in (data_half, workdir):
+        files = sorted(built.glob("results/**/*.*"))
+        digests.append({path.relative_to(built).as_posix(): path.read_bytes() for path in files})
     assert digests[0].keys() == digests[1].keys()
     assert "results/tokenizer/tokenizer.json" in digests[0]
     assert digests[0] == digests[1]
