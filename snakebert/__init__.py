@@ -1,3 +1,14 @@
-"""The code the workflow's jobs run (scripts/ holds one command line per rule, each calling in here): data
-ingestion, tokenization and packing (snakebert.data), pretraining and evaluation (snakebert.training), the report
-(snakebert.report) and the Hub upload. It is found next to the Snakefile, never installed."""
+"""The code the workflow's jobs run (scripts/ holds one command line per rule, each calling in here), found next to
+the Snakefile, never installed; docs/development.md names every module.
+
+Subpackages: snakebert.files (the pipeline's own files: atomic writes, checksums, Arrow streams, JSON files, the
+token and block format), snakebert.data (sources and file formats, cleaning, deduplication, the tokenizer, token
+shards, packing, the manifest and its typed view), snakebert.training (backends, the launch plan, the block dataset,
+masking and the batch collator, phases, the model, trainers, checkpoints, stops and launchers, calibration,
+evaluation, probes), snakebert.finetune (task types, splits, the runs, metrics, baselines, the summary),
+snakebert.report (the report's figures and summary table) and snakebert.cards (the model and data set cards).
+
+Top-level modules: config_validation (the config against the schema), config_checks (every check beyond it),
+config_defaults (the schema's defaults for code run outside the workflow), code_digest (edited code reruns its jobs),
+errors (bad input, a stopped run, the command-line guard), named_loading (a tokenizer or model named by config),
+slurm_requeue (preempted SLURM jobs requeued) and hub (the Hub upload)."""
