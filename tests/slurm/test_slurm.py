@@ -135,6 +135,7 @@ def test_data_half_runs_as_slurm_jobs_one_per_shard(workdir, tmp_path, cluster):
         workdir,
         "--workflow-profile", str(profile),
         *QUICK_STATUS,
+        "--cores", str(cluster.cpus),  # the submitting process's cores bound the jobs' threads: the node's, here
         "results/dataset/manifest.json",
         config=two_source_config(workdir),
     )  # fmt: skip
