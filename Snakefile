@@ -9,7 +9,7 @@ min_version("9.0")
 sys.path.insert(0, workflow.basedir)  # the snakebert package, as the scripts find it
 
 from snakebert.config_validation import ConfigError, validate_config
-from snakebert.slurm_requeue import start_watching
+from snakebert.slurm_requeue import interval_seconds, start_watching
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
@@ -17,6 +17,7 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 try:
     validate_config(config)
+    REQUEUE_WATCH_SECONDS = interval_seconds()
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
 
@@ -26,7 +27,7 @@ report: "report/workflow.rst"
 
 onstart:
     if workflow.executor_plugin.name == "slurm":  # a job preempted and cancelled, requeued
-        start_watching(workflow.workdir_init, logger.warning)
+        start_watching(workflow.workdir_init, logger.warning, REQUEUE_WATCH_SECONDS)
 
 
 include: "rules/common.smk"

@@ -7,7 +7,8 @@ minutes first), and pretrain resumes from its newest complete checkpoint. Where 
 --no-requeue, a cluster with JobRequeue=0), the watcher says why and stops the workflow as a Ctrl-C does, which
 cancels its other jobs: it never waits on a job that cannot run again. It does so through a signal of its own,
 STOP_WORKFLOW, whose handler raises KeyboardInterrupt, not SIGINT: a shell starts a background job with SIGINT
-ignored, and Python then leaves it so."""
+ignored, and Python then leaves it so. The looks at the accounting database come every INTERVAL_SECONDS, or every
+$SNAKEBERT_REQUEUE_WATCH_SECONDS (a positive number) where it is set."""
 
 import os
 import shutil
@@ -18,7 +19,10 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-INTERVAL_SECONDS = 30  # between two looks at the accounting database
+from .config_validation import ConfigError
+
+INTERVAL_SECONDS = 30  # between two looks at the accounting database, unless INTERVAL_VARIABLE says otherwise
+INTERVAL_VARIABLE = "SNAKEBERT_REQUEUE_WATCH_SECONDS"
 REFUSALS = 3  # looks in a row at which SLURM refuses a job's requeue before the workflow stops
 STOP_WORKFLOW = signal.SIGUSR2
 
@@ -51,12 +55,26 @@ def requeue(job: str) -> str | None:
     return None if done.returncode == 0 else done.stderr.strip() or f"scontrol's exit status {done.returncode}"
 
 
-def watch(workdir: str, since: datetime, say: Callable[[str], None]) -> None:
-    """Requeue the preempted jobs submitted from `workdir` since `since`, telling `say`, until SLURM refuses one
-    REFUSALS times in a row; then stop this process's workflow."""
+def interval_seconds() -> float:
+    """The seconds between two looks: $SNAKEBERT_REQUEUE_WATCH_SECONDS, else INTERVAL_SECONDS."""
+    value = os.environ.get(INTERVAL_VARIABLE)
+    if value is None:
+        return INTERVAL_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise ConfigError(f"{INTERVAL_VARIABLE}={value!r}: the seconds between two looks must be a positive number")
+    return seconds
+
+
+def watch(workdir: str, since: datetime, say: Callable[[str], None], interval: float) -> None:
+    """Requeue the preempted jobs submitted from `workdir` since `since`, looking every `interval` seconds and
+    telling `say`, until SLURM refuses one REFUSALS times in a row; then stop this process's workflow."""
     refused = {}
     while True:
-        time.sleep(INTERVAL_SECONDS)
+        time.sleep(interval)
         for job in preempted_jobs(workdir, since):
             reason = requeue(job)
             if reason is None:
@@ -81,11 +99,13 @@ def stop_workflow(number: int, frame) -> None:
     raise KeyboardInterrupt  # snakemake's way out on a Ctrl-C: it cancels its jobs and exits non-zero
 
 
-def start_watching(workdir: str, say: Callable[[str], None]) -> None:
-    """Watch the SLURM jobs submitted from `workdir` from now on, in a thread of this process (it ends with it).
-    Called in the main thread, which alone may set the handler of STOP_WORKFLOW."""
+def start_watching(workdir: str, say: Callable[[str], None], interval: float) -> None:
+    """Watch the SLURM jobs submitted from `workdir` from now on, every `interval` seconds, in a thread of this
+    process (it ends with it). Called in the main thread, which alone may set the handler of STOP_WORKFLOW;
+    `interval` is interval_seconds(), read as the workflow is parsed."""
     if shutil.which("sacct") is None or shutil.which("scontrol") is None:
         say("no sacct or scontrol on this host: a job preempted without a grace time is not requeued")
         return
     signal.signal(STOP_WORKFLOW, stop_workflow)
-    threading.Thread(target=watch, args=(workdir, datetime.now(), say), daemon=True, name="slurm-requeue").start()
+    watching = (workdir, datetime.now(), say, interval)
+    threading.Thread(target=watch, args=watching, daemon=True, name="slurm-requeue").start()

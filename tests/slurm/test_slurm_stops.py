@@ -1,6 +1,8 @@
 """Long runs on the real SLURM test cluster (tests/slurm/cluster.sh): a pretrain job stopped by `scancel
 --signal=TERM`, by a preemption or by its time limit, saves a checkpoint and fails (exit 75); the profile's retries
-submit pretrain again, and the run resumes to the weights of one run never stopped."""
+submit pretrain again, and the run resumes to the weights of one run never stopped. The workflow's requeue watcher
+looks every 2 s here (SNAKEBERT_REQUEUE_WATCH_SECONDS), and the test lets a requeued job start without SLURM's hold of
+about two minutes: the timers are SLURM's and the watcher's, not what is tested."""
 
 import json
 import re
@@ -16,24 +18,40 @@ from helpers import CORES, REPO, snakemake, snakemake_env, training_config, writ
 from shared_builds import copy_build
 from test_slurm import ACCOUNT, QUICK_STATUS, fitted_profile, run, slurm_jobs
 
+from snakebert.slurm_requeue import INTERVAL_VARIABLE
+
 STARTED = "the first batch of epoch 0 reads train blocks"
 
 
-UNBROKEN = {}  # the weights of a local run, by its settings: the same for every profile
+@pytest.fixture(autouse=True)
+def quick_requeue_watch(monkeypatch):
+    monkeypatch.setenv(INTERVAL_VARIABLE, "2")
+
+
+EVERY_RUN = {"backend": "cpu", "eval_steps": 100_000}  # the pretrain settings of every run here
+UNBROKEN = {}  # a local run's weights and steps per second, by its settings: the same for every profile
+
+
+def unbroken_run(data_half, folder, settings: dict) -> tuple[bytes, float]:
+    """The weights a local pretrain of these settings trains in `folder` (a copy of the shared build), and its
+    training steps per second; once per settings."""
+    key = json.dumps(settings, sort_keys=True)
+    if key not in UNBROKEN:
+        local = copy_build(data_half, folder)
+        snakemake(local, "results/model", config=training_config(local, pretrain=settings))
+        metrics = json.loads((local / "results/model/training_metrics.json").read_text())
+        rate = metrics["steps"] / metrics["train_runtime"]
+        UNBROKEN[key] = (local / "results/model/model.safetensors").read_bytes(), rate
+    return UNBROKEN[key]
 
 
 def prepared(data_half, workdir, pretrain: dict) -> tuple[dict, bytes]:
     """The data set in `workdir` (a copy of the shared build) for a pretrain of these settings, and the weights a
     local run trains."""
-    settings = {"backend": "cpu", "eval_steps": 100_000, **pretrain}
+    settings = {**EVERY_RUN, **pretrain}
     config = training_config(copy_build(data_half, workdir), pretrain=settings)
     write_config(workdir, config)  # what the stopped runs read
-    key = json.dumps(pretrain, sort_keys=True)
-    if key not in UNBROKEN:
-        local = copy_build(data_half, workdir.parent / "local")
-        snakemake(local, "results/model", config=training_config(local, pretrain=settings))
-        UNBROKEN[key] = (local / "results/model/model.safetensors").read_bytes()
-    return config, UNBROKEN[key]
+    return config, unbroken_run(data_half, workdir.parent / "local", settings)[0]
 
 
 def profile_with(folder, cluster, name: str = "slurm-gpu", **pretrain) -> str:
@@ -59,6 +77,18 @@ def preempt(job: str) -> None:
     done = run(
         "sbatch", "--parsable", "-A", ACCOUNT, "-p", "urgent", "--exclusive", "-o", "/dev/null", "--wrap", "true"
     )
+    assert done.returncode == 0, done.stderr
+
+
+def preempt_and_release(job: str) -> None:
+    """preempt `job` on a partition without a grace time, and once the watcher has requeued it and SLURM holds it
+    (pending, reason BeginTime, for about two minutes), let it start at once."""
+    preempt(job)
+    deadline = time.monotonic() + 300
+    while run("squeue", "--noheader", "--jobs", job, "--format=%T %r").stdout.split() != ["PENDING", "BeginTime"]:
+        assert time.monotonic() < deadline, f"SLURM job {job} was not requeued in 300 s"
+        time.sleep(0.5)  # waits for the job's state; no outcome depends on the time
+    done = run("scontrol", "update", f"JobId={job}", "StartTime=now")
     assert done.returncode == 0, done.stderr
 
 
@@ -88,12 +118,15 @@ def resumed_once(workdir, unbroken: bytes) -> None:
     """The run took two segments, the second from the first's last step, to the unbroken run's weights."""
     metrics = json.loads((workdir / "results/model/training_metrics.json").read_text())
     [first, second] = metrics["segments"]
-    assert first["first_step"] == 1 and second == {"first_step": first["last_step"] + 1, "last_step": 3000}
-    assert f"segment 2 of the run: steps {second['first_step']}-3000" in (workdir / "logs/pretrain.log").read_text()
+    last = STOPPED["max_steps"]
+    assert first["first_step"] == 1 and second == {"first_step": first["last_step"] + 1, "last_step": last}
+    assert f"segment 2 of the run: steps {second['first_step']}-{last}" in (workdir / "logs/pretrain.log").read_text()
     assert (workdir / "results/model/model.safetensors").read_bytes() == unbroken
 
 
-STOPPED = {"max_steps": 3000, "save_steps": 100_000, "logging_steps": 500}
+# long enough for a stop sent once the first batch is logged to land before the end (the tiny model trains about
+# 100 steps a second on one thread)
+STOPPED = {"max_steps": 2000, "save_steps": 100_000, "logging_steps": 500}
 
 
 @pytest.mark.parametrize(
@@ -123,7 +156,7 @@ def test_a_job_preempted_with_no_grace_time_is_requeued_and_resumes_to_the_unbro
     snakemake process requeues it, and the job runs again under its ID and resumes."""
     config, unbroken = prepared(data_half, workdir, STOPPED)
     profile = profile_with(tmp_path / "profiles", cluster, "slurm-cpu", slurm_partition="'spot'")
-    status, output, job = stopped_run(workdir, profile, preempt)
+    status, output, job = stopped_run(workdir, profile, preempt_and_release)
     assert status == 0, output
     assert f"SLURM job {job} was preempted and cancelled: requeued it (scontrol requeue {job})" in output
     states = run("sacct", "--duplicates", "--allocations", "--noheader", "--format=State", "--jobs", job).stdout
@@ -149,16 +182,21 @@ def test_a_preempted_job_slurm_refuses_to_requeue_stops_the_workflow(data_half, 
 def test_a_run_longer_than_its_time_limit_goes_through_segments_to_the_unbroken_weights(
     data_half, workdir, tmp_path, cluster
 ):
-    settings = {"max_steps": 12_000, "save_steps": 100_000, "logging_steps": 1000, "stop_before_deadline": "30s"}
+    """Jobs of a minute, without a signal: the deadline (pretrain.stop_before_deadline) stops each at most 30 s in.
+    The run is as long as 45 s of training at the local run's rate, so it needs at least two segments unless the job
+    trains 1.5 times faster than that local run did."""
+    _, rate = unbroken_run(data_half, tmp_path / "rate", {**EVERY_RUN, **STOPPED})
+    steps = -(-int(rate * 45) // 100) * 100
+    settings = {"max_steps": steps, "save_steps": 100_000, "logging_steps": 1000, "stop_before_deadline": "30s"}
     config, unbroken = prepared(data_half, workdir, settings)
     since = datetime.now() - timedelta(minutes=1)
-    profile = profile_with(tmp_path / "profiles", cluster, runtime=2, slurm_extra="'--signal=TERM@60'")
+    profile = profile_with(tmp_path / "profiles", cluster, runtime=1, slurm_extra="'--exclusive'")
     done = snakemake(workdir, "results/model", "--workflow-profile", profile, *QUICK_STATUS, config=config)
     run_id = re.search(r"SLURM run ID: (\S+)", done.stdout + done.stderr).group(1)
     states = [attempt["State"] for attempt in pretrain_attempts(run_id, since)]
     assert len(states) >= 2 and states[-1] == "COMPLETED" and set(states[:-1]) == {"FAILED"}, states
     segments = json.loads((workdir / "results/model/training_metrics.json").read_text())["segments"]
-    assert len(segments) == len(states) and segments[-1]["last_step"] == 12_000
+    assert len(segments) == len(states) and segments[-1]["last_step"] == steps
     assert all(
         later["first_step"] == earlier["last_step"] + 1 for earlier, later in zip(segments, segments[1:], strict=False)
     )

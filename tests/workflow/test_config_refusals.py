@@ -75,3 +75,9 @@ def test_yaml_aliases_that_expand_are_refused_at_once(workdir):
 def test_settings_the_model_or_the_seeding_would_reject_are_refused_before_any_job(workdir, sections, message):
     done = snakemake(workdir, config=config_with(workdir, **sections), check=False)
     assert_refused_before_any_job(done, workdir, message)
+
+
+def test_a_bad_requeue_watch_interval_is_refused_before_any_job(workdir, monkeypatch):
+    monkeypatch.setenv("SNAKEBERT_REQUEUE_WATCH_SECONDS", "soon")
+    done = snakemake(workdir, config=config_with(workdir), check=False)
+    assert_refused_before_any_job(done, workdir, "SNAKEBERT_REQUEUE_WATCH_SECONDS='soon': the seconds between two")

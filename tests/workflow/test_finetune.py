@@ -1,7 +1,7 @@
 """Fine-tuning through the workflow, on a copy of the trained tiny run: a sentence-pair `files` task, a regression
 task, a `hub` task from a local folder laid out like GLUE's and a reference model from a local folder, all in one
 run beside random initialisation and the baselines; what a `finetune` change reruns (never pretraining); identical
-metrics from a forced rerun; bad tasks refused with the file or key named and no metrics file."""
+splits, runs and baselines from a forced rerun; bad tasks refused with the file or key named and no metrics file."""
 
 import json
 import shutil
@@ -72,12 +72,18 @@ def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned
     assert "did pretraining pay?" in summary and "<svg" in (workdir / "results/report/downstream.svg").read_text()
 
 
-def test_a_forced_rerun_gives_identical_metrics(finetuned):
-    workdir, _ = finetuned
-    before = (workdir / "results/finetune/pairs/metrics.json").read_bytes()
+def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp_path):
+    """Each stage that draws at random, forced to run again in a copy of the run: the task's splits, a fine-tuning
+    run of the pretrained model and the baselines come out byte-identical (metrics.json is their summary)."""
+    workdir = copy_build(finetuned[0], tmp_path / "work")
+    outputs = ["results/finetune/pairs/runs/pretrained/seed-1.json", "results/finetune/pairs/baselines.json"]
+    outputs += sorted(str(path.relative_to(workdir)) for path in (workdir / "results/finetune/pairs/data").rglob("*"))
+    before = {output: (workdir / output).read_bytes() for output in outputs if (workdir / output).is_file()}
+    written = {output: (workdir / output).stat().st_mtime_ns for output in before}
     config = with_finetune(workdir, tasks=TASKS, compare=COMPARE, seeds=1)
-    snakemake(workdir, "--forcerun", "prepare_task", "results/finetune/pairs/metrics.json", config=config)
-    assert (workdir / "results/finetune/pairs/metrics.json").read_bytes() == before
+    snakemake(workdir, "--forcerun", "prepare_task", *outputs[:2], config=config)
+    assert len(before) > 2 and all((workdir / output).stat().st_mtime_ns != written[output] for output in before)
+    assert {output: (workdir / output).read_bytes() for output in before} == before
 
 
 @pytest.mark.parametrize(
