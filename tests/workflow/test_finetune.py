@@ -76,14 +76,14 @@ def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp
     """Each stage that draws at random, forced to run again in a copy of the run: the task's splits, a fine-tuning
     run of the pretrained model and the baselines come out byte-identical (metrics.json is their summary)."""
     workdir = copy_build(finetuned[0], tmp_path / "work")
-    outputs = ["results/finetune/pairs/runs/pretrained/seed-1.json", "results/finetune/pairs/baselines.json"]
-    outputs += sorted(str(path.relative_to(workdir)) for path in (workdir / "results/finetune/pairs/data").rglob("*"))
-    before = {output: (workdir / output).read_bytes() for output in outputs if (workdir / output).is_file()}
-    written = {output: (workdir / output).stat().st_mtime_ns for output in before}
+    targets = ["results/finetune/pairs/runs/pretrained/seed-1.json", "results/finetune/pairs/baselines.json"]
+    splits = sorted(path for path in (workdir / "results/finetune/pairs/data").rglob("*") if path.is_file())
+    files = [workdir / target for target in targets] + splits
+    before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in files}
     config = with_finetune(workdir, tasks=TASKS, compare=COMPARE, seeds=1)
-    snakemake(workdir, "--forcerun", "prepare_task", *outputs[:2], config=config)
-    assert len(before) > 2 and all((workdir / output).stat().st_mtime_ns != written[output] for output in before)
-    assert {output: (workdir / output).read_bytes() for output in before} == before
+    snakemake(workdir, "--forcerun", "prepare_task", *targets, config=config)
+    assert splits and all(path.stat().st_mtime_ns != before[path][1] for path in files)  # each written again
+    assert {path: path.read_bytes() for path in files} == {path: content for path, (content, _) in before.items()}
 
 
 @pytest.mark.parametrize(
