@@ -6,11 +6,14 @@ commit of the workflow, beside a one-rule workflow (snakemake's own floor) on th
 Every arm runs as its own `python -m snakemake` process in a working directory of its own (kept across repetitions,
 as a user's checkout is), after one warm-up run that is not counted (Python's bytecode cache, the page cache). The
 arms alternate (step_clock.interleaved); the report holds every repetition's seconds, each arm's median, and per
-repetition each workflow's time over the one-rule workflow's and this checkout's over the other commit's.
+repetition each workflow's time over the one-rule workflow's and this checkout's over the other commit's. A second
+floor arm is a workflow of trivial jobs (an output and a shell command each), as many as the classic config's DAG
+holds: snakemake's own cost for a DAG of that size, none of it the project's.
 """
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -26,15 +29,32 @@ CONFIGS = {"default": [], "classic": ["--configfile", "config/bert-base-dl1.yaml
 ONE_RULE = 'rule all:\n    output:\n        "done.txt",\n    shell:\n        "touch {output}"\n'
 
 
-def dry_run(snakefile: Path, workdir: Path, *args: str) -> float:
-    """Seconds of one `snakemake -n` of `snakefile` in `workdir`, which must succeed."""
+def trivial_jobs(count: int) -> str:
+    """A Snakefile of `count` jobs: rule all and `count - 1` jobs of one rule that touches its output."""
+    return (
+        f'rule all:\n    input:\n        expand("out/{{index}}.txt", index=range({count - 1})),\n\n\n'
+        'rule job:\n    output:\n        "out/{index}.txt",\n    shell:\n        "touch {output}"\n'
+    )
+
+
+def dry_run(snakefile: Path, workdir: Path, *args: str) -> tuple[float, str]:
+    """Seconds of one `snakemake -n` of `snakefile` in `workdir`, which must succeed, and what it printed."""
     command = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "-s", str(snakefile), *args]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
-    return seconds
+    return seconds, done.stdout + done.stderr
+
+
+def timed(snakefile: Path, workdir: Path, *args: str) -> float:
+    return dry_run(snakefile, workdir, *args)[0]
+
+
+def job_count(printed: str) -> int:
+    """The number of jobs a dry run listed (the "total" row of its job stats)."""
+    return int(re.search(r"^total\s+(\d+)$", printed, re.MULTILINE).group(1))
 
 
 def main() -> None:
@@ -50,13 +70,20 @@ def main() -> None:
         try:
             (scratch / "one-rule").mkdir()
             (scratch / "one-rule" / "Snakefile").write_text(ONE_RULE)
-            runs = {"one rule": lambda: dry_run(scratch / "one-rule" / "Snakefile", scratch / "one-rule")}
+            runs = {"one rule": lambda: timed(scratch / "one-rule" / "Snakefile", scratch / "one-rule")}
             for checkout, name in ((before, "before"), (REPO, "after")):
                 for config, options in CONFIGS.items():
                     workdir = scratch / f"{name}-{config}"
                     workdir.mkdir()
                     options = [option.replace("config/", f"{checkout}/config/") for option in options]
-                    runs[f"{name}, {config}"] = lambda c=checkout, w=workdir, o=options: dry_run(c / "Snakefile", w, *o)
+                    runs[f"{name}, {config}"] = lambda c=checkout, w=workdir, o=options: timed(c / "Snakefile", w, *o)
+            classic = [option.replace("config/", f"{REPO}/config/") for option in CONFIGS["classic"]]
+            jobs = job_count(dry_run(REPO / "Snakefile", scratch / "after-classic", *classic)[1])
+            floor = scratch / "trivial-jobs"
+            floor.mkdir()
+            (floor / "Snakefile").write_text(trivial_jobs(jobs))
+            trivial = f"{jobs} trivial jobs"
+            runs[trivial] = lambda: timed(floor / "Snakefile", floor)
             for run in runs.values():
                 run()  # warm-up, not counted
             seconds = interleaved(list(runs), args.repeats, lambda arm: runs[arm]())
@@ -70,6 +97,9 @@ def main() -> None:
         "median_seconds": {arm: statistics.median(values) for arm, values in seconds.items()},
         "over_one_rule": {
             arm: ratios(values, seconds["one rule"]) for arm, values in seconds.items() if arm != "one rule"
+        },
+        "classic_over_trivial_jobs": {
+            arm: ratios(seconds[f"{arm}, classic"], seconds[trivial]) for arm in ("before", "after")
         },
         "after_over_before": {
             config: ratios(seconds[f"after, {config}"], seconds[f"before, {config}"]) for config in CONFIGS
