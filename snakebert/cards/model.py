@@ -9,6 +9,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
+from ..report.downstream import comparison_rows, gain_line
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
 
 MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)
@@ -142,8 +143,9 @@ def mlm_facts(evaluation: dict) -> dict[str, str]:
 
 
 def task_text(task: dict) -> str:
-    """One downstream task: each model's median and min-max over seeds of each metric, and the pretraining gain."""
-    split, gain = task["reported_split"], task["pretraining_gain"]
+    """One downstream task: each model's median and min-max over seeds of each metric, whether pretraining paid and
+    the pretrained model against each other model, with the 95% intervals (the report's lines)."""
+    split = task["reported_split"]
     about = (
         f"{task['description']} ({task['problem']}; {split} split of {task['splits'][split]['examples']:,} examples; "
         f"seeds {', '.join(str(seed) for seed in task['seeds'])})"
@@ -154,13 +156,9 @@ def task_text(task: dict) -> str:
         for name, model in task["models"].items()
     ]
     table = markdown_table(["model", "kind", *task["metrics"]], rows)
-    gain_text = (
-        f"Pretraining gain in {gain['metric']} (pretrained minus random init, seed by seed): {gain['median']:+.3f} "
-        f"({gain['min']:+.3f} to {gain['max']:+.3f})."
-        if gain and gain["median"] is not None
-        else "Pretraining gain: not measured."
-    )
-    return "\n\n".join([f"### {task['task']}", about, table, gain_text])
+    against = bullets(dict(comparison_rows(task)))
+    parts = [f"### {task['task']}", about, table, f"Did pretraining pay? {gain_line(task)}.", against]
+    return "\n\n".join(part for part in parts if part)
 
 
 def model_card(

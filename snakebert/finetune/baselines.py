@@ -31,11 +31,18 @@ def majority(splits: dict[str, pa.Table], task: dict) -> dict[str, dict]:
         constant = float(train.mean())
     else:
         constant = int(np.bincount(train, minlength=len(task["labels"])).argmax())
-    return {split: _scored(task, table, np.full(len(table), constant)) for split, table in _held_out(splits)}
+    predicted = {split: np.full(len(table), constant) for split, table in _held_out(splits)}
+    return _with_predictions(task, splits, predicted)
 
 
 def _held_out(splits: dict[str, pa.Table]) -> list[tuple[str, pa.Table]]:
     return [(split, table) for split, table in splits.items() if split != "train"]
+
+
+def _with_predictions(task: dict, splits: dict[str, pa.Table], predicted: dict[str, np.ndarray]) -> dict:
+    """The scores on each held-out split, and the predictions on the reported one (what the summary resamples)."""
+    found = {split: _scored(task, splits[split], values) for split, values in predicted.items()}
+    return {**found, "predictions": predicted[task["reported_split"]].tolist()}
 
 
 def _scored(task: dict, table: pa.Table, predicted: np.ndarray) -> dict:
@@ -59,7 +66,8 @@ def tfidf(splits: dict[str, pa.Table], task: dict) -> dict:
     best = None
     for strength in STRENGTHS:
         model = _model(task, strength).fit(features["train"], labels)
-        found = {split: _scored(task, table, model.predict(features[split])) for split, table in _held_out(splits)}
+        predicted = {split: model.predict(features[split]) for split, _ in _held_out(splits)}
+        found = _with_predictions(task, splits, predicted)
         main = found["validation"][task["main_metric"]]
         if best is None or (main is not None and (best[0] is None or main > best[0])):
             best = (main, strength, found)

@@ -1,10 +1,22 @@
 """A task's results in one file: every model's runs on the reported split (test, or validation without one), their
-median and min-max over seeds, the baselines beside them, and what pretraining bought: the pretrained model's main
-score minus random initialisation's, seed by seed (both start from the same seed's classifier head and data order)."""
+median and min-max over seeds, the baselines beside them, and how the pretrained model compares with every other
+model: its main score minus theirs, with a 95% interval from a paired bootstrap over the split's groups and the seeds
+(interval.py), and the verdict that interval gives. `pretraining_gain` is the comparison with random initialisation,
+with the difference seed by seed (both start from the same seed's classifier head and data order)."""
 
 import statistics
+from pathlib import Path
+
+import numpy as np
 
 from ..files.json_files import read_json, write_json
+from .examples import GROUP, LABEL
+from .interval import LEVEL, RESAMPLES, difference_interval, resampled_scores, verdict
+from .metrics import scores
+from .plan import OWN_MODELS
+from .prepare import read_task_dir
+
+OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
 
 SPLIT_KEYS = ("validation", "test")
 
@@ -29,42 +41,82 @@ def _one_class_runs(runs: list[dict], task: dict) -> int | None:
     return sum(run["classes_predicted"][task["reported_split"]] == 1 for run in runs)
 
 
-def _gain(models: dict, task: dict) -> dict | None:
-    if "pretrained" not in models or "random" not in models:
+def _gain(models: dict, task: dict, comparisons: dict) -> dict | None:
+    if OURS not in models or "random" not in models:
         return None
     metric, split = task["main_metric"], task["reported_split"]
     random = {run["seed"]: run[split][metric] for run in models["random"]["runs"]}
     differences = [
         run[split][metric] - random[run["seed"]]
-        for run in models["pretrained"]["runs"]
+        for run in models[OURS]["runs"]
         if run[split][metric] is not None and random.get(run["seed"]) is not None
     ]
-    return {"metric": metric, **(spread(differences) or {"median": None, "min": None, "max": None, "runs": 0})}
+    by_seed = spread(differences) or {"median": None, "min": None, "max": None, "runs": 0}
+    return {"metric": metric, **by_seed, **{key: comparisons["random"][key] for key in ("interval", "verdict")}}
+
+
+def _median_difference(models: dict, metric: str, name: str) -> float | None:
+    medians = [models[model]["summary"][metric] for model in (OURS, name)]
+    return None if None in medians else medians[0]["median"] - medians[1]["median"]
+
+
+def _comparisons(task: dict, task_dir: Path, models: dict, predictions: dict[str, list]) -> dict:
+    """The pretrained model's main score minus each other model's on the reported split: the difference of their
+    medians over seeds, its 95% interval (a paired bootstrap over the split's groups and the seeds) and the verdict."""
+    if OURS not in predictions:
+        return {}
+    metric, classes = task["main_metric"], len(task["labels"] or [])
+    table = read_task_dir(str(task_dir))[1][task["reported_split"]]
+    truth, groups = table.column(LABEL).to_numpy(), table.column(GROUP).to_numpy(zero_copy_only=False)
+    found = resampled_scores(
+        lambda rows, predicted: scores([metric], rows, predicted, classes)[metric],
+        truth,
+        groups,
+        {name: [np.asarray(run) for run in runs] for name, runs in predictions.items()},
+    )
+    compared = {}
+    for name in predictions:
+        if name == OURS:
+            continue
+        interval = difference_interval(found[OURS], found[name])
+        compared[name] = {
+            "metric": metric,
+            "difference": _median_difference(models, metric, name),
+            "interval": interval and list(interval),
+            "verdict": verdict(interval),
+        }
+    return compared
 
 
 def summarize_task(task_file: str, run_files: list[str], baselines_file: str, out: str) -> dict:
     task = read_json(task_file, "task file")
-    models = {}
-    for path in run_files:
-        run = read_json(path, "fine-tuning result")
+    models, predictions = {}, {}
+    runs = [read_json(path, "fine-tuning result") for path in run_files]
+    order = list(dict.fromkeys(run["model"] for run in runs))  # the models in the order they come
+    for run in sorted(runs, key=lambda run: (order.index(run["model"]), run["seed"])):  # each model's runs by seed
         entry = models.setdefault(run["model"], {"kind": run["kind"], "model": run["source"], "runs": []})
         entry["runs"].append(
             {key: run[key] for key in ("seed", "best_epoch", "classes_predicted", *SPLIT_KEYS) if key in run}
         )
+        predictions.setdefault(run["model"], []).append(run["predictions"])
     for name, scored in read_json(baselines_file, "baselines file").items():
-        models[name] = {"kind": "baseline", "model": None, "runs": [{"seed": None, **scored}]}
+        kept = {key: value for key, value in scored.items() if key != "predictions"}
+        models[name] = {"kind": "baseline", "model": None, "runs": [{"seed": None, **kept}]}
+        predictions[name] = [scored["predictions"]]
     for entry in models.values():
         entry["summary"] = _summarised(entry["runs"], task)
         entry["one_class_runs"] = _one_class_runs(entry["runs"], task)
+    split = task["reported_split"]
+    comparisons = _comparisons(task, Path(task_file).parent, models, predictions)
     summary = {
         **{key: task[key] for key in ("task", "type", "description", "problem", "labels", "main_metric", "metrics")},
-        "reported_split": task["reported_split"],
-        "splits": {
-            split: {k: v for k, v in counts.items() if k != "sha256"} for split, counts in task["splits"].items()
-        },
-        "seeds": sorted({run["seed"] for run in models.get("pretrained", {"runs": []})["runs"]}),
+        "reported_split": split,
+        "splits": {name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task["splits"].items()},
+        "seeds": sorted({run["seed"] for run in models.get(OURS, {"runs": []})["runs"]}),
         "models": models,
-        "pretraining_gain": _gain(models, task),
+        "bootstrap": {"level": LEVEL, "resamples": RESAMPLES, "groups": task["splits"][split]["groups"]},
+        "comparisons": comparisons,
+        "pretraining_gain": _gain(models, task, comparisons),
     }
     write_json(out, summary)
     return summary

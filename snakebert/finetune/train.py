@@ -77,6 +77,12 @@ def classes_predicted(task: dict, split: EncodedSplit, logits) -> int | None:
     return len(set(predicted(task, logits)[: split.count].tolist()))
 
 
+def run_predictions(task: dict, splits: dict[str, EncodedSplit], logits: dict) -> list:
+    """The run's predictions on the reported split, row by row (what the summary's bootstrap resamples)."""
+    split = task["reported_split"]
+    return predicted(task, logits[split])[: splits[split].count].tolist()
+
+
 def model_digest(job: FinetuneJob) -> str:
     """What the starting point is: its folder's weights and config, or the Hub id as named."""
     folder = Path(job.model)
@@ -189,6 +195,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         "best_epoch": best_epoch(trainer, steps_per_epoch(job, task, len(splits["train"]))),
         **{split: split_scores(task, splits[split], found) for split, found in logits.items()},
         "classes_predicted": {split: classes_predicted(task, splits[split], found) for split, found in logits.items()},
+        "predictions": run_predictions(task, splits, logits),
     }
     write_json(out, result)
     shutil.rmtree(folder)

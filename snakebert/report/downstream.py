@@ -1,5 +1,6 @@
 """The report's downstream results in words: per task, each model's scores on the reported split (median and
-min-max over seeds), the baselines, and the line that answers "did pretraining pay?"."""
+min-max over seeds), the baselines, the line that answers "did pretraining pay?" from the 95% interval of the gain,
+and the pretrained model against every other model, each with its interval and verdict."""
 
 KIND_NAMES = {"random_init": "random init", "reference": "reference", "baseline": "baseline"}  # pretrained: its name
 
@@ -19,15 +20,42 @@ def balance(counts: dict) -> str:
     return f"{counts['examples']:,} examples in {counts['groups']:,} groups ({classes})"
 
 
+def interval_text(compared: dict, results: dict) -> str:
+    """The 95% interval of a comparison and the test size it was resampled from, or why there is none."""
+    if compared["interval"] is None:
+        return "no interval: no resample scored both models"
+    low, high = compared["interval"]
+    bootstrap, split = results["bootstrap"], results["reported_split"]
+    size = f"{bootstrap['groups']:,} {split} groups, {results['splits'][split]['examples']:,} examples"
+    return f"{bootstrap['level']:.0%} interval {low:+.3f} to {high:+.3f} ({size})"
+
+
 def gain_line(results: dict) -> str:
+    """ "Did pretraining pay?": the verdict of the interval, the difference seed by seed and the interval."""
     gain = results["pretraining_gain"]
     if gain is None or gain["median"] is None:
         return "not measured"
-    verdict = "yes" if gain["min"] > 0 else "no" if gain["max"] < 0 else "not clearly"
     return (
-        f"{verdict}: pretrained minus random init, {gain['metric']} {gain['median']:+.3f} "
-        f"({gain['min']:+.3f} to {gain['max']:+.3f} over {gain['runs']} seeds)"
+        f"{gain['verdict']}: pretrained minus random init, {gain['metric']} {gain['median']:+.3f} "
+        f"({gain['min']:+.3f} to {gain['max']:+.3f} over {gain['runs']} seeds, seed by seed); "
+        f"{interval_text(gain, results)}, seeds resampled too"
     )
+
+
+def comparison_rows(results: dict) -> list[tuple[str, str]]:
+    """The pretrained model against every other model but random initialisation (the gain line has it)."""
+    rows = []
+    for name, compared in results["comparisons"].items():
+        if name == "random" or compared["difference"] is None:
+            continue
+        rows.append(
+            (
+                f"pretrained against {name}",
+                f"{compared['verdict']}: {compared['metric']} {compared['difference']:+.3f} (medians); "
+                f"{interval_text(compared, results)}",
+            )
+        )
+    return rows
 
 
 def task_rows(results: dict) -> list[tuple[str, str]]:
@@ -46,4 +74,4 @@ def task_rows(results: dict) -> list[tuple[str, str]]:
             found += f"; {entry['one_class_runs']} of {runs} seeds answer one class to every example"
         rows.append((label, found))
     rows.append(("did pretraining pay?", gain_line(results)))
-    return rows
+    return rows + comparison_rows(results)

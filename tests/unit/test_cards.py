@@ -14,6 +14,7 @@ from huggingface_hub import DatasetCard, ModelCard
 from snakebert.cards.dataset import write_dataset_card
 from snakebert.cards.model import write_model_card
 from snakebert.config_defaults import schema_defaults
+from snakebert.finetune.interval import NOT_SHOWN
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
 TRAINING = {"backend": "cpu", "world_size": 1, "global_batch_size": 8, "steps": 60, "resumed_from": None,
@@ -67,7 +68,21 @@ def task_metrics(name: str, problem: str, metrics: list[str], medians: list[floa
             "bert-base": model("reference", 1.1, "bert-base-uncased"),
             "majority": model("baseline", 0.5, None),
         },
-        "pretraining_gain": {"metric": metrics[-1], "median": 0.07, "min": 0.03, "max": 0.1},
+        "bootstrap": {"level": 0.95, "resamples": 1000, "groups": 5},
+        "comparisons": {
+            "random": {"metric": metrics[-1], "difference": 0.08, "interval": [-0.02, 0.15], "verdict": NOT_SHOWN},
+            "bert-base": {"metric": metrics[-1], "difference": -0.1, "interval": [-0.2, -0.01], "verdict": "no"},
+            "majority": {"metric": metrics[-1], "difference": 0.3, "interval": None, "verdict": NOT_SHOWN},
+        },
+        "pretraining_gain": {
+            "metric": metrics[-1],
+            "median": 0.07,
+            "min": 0.03,
+            "max": 0.1,
+            "runs": 3,
+            "interval": [-0.02, 0.15],
+            "verdict": NOT_SHOWN,
+        },  # fmt: skip
     }
 
 
@@ -148,9 +163,13 @@ def test_the_model_cards_text_says_what_was_trained_and_how_well(run):
     assert "| bert-base (bert-base-uncased) | reference | 0.674 (0.654–0.694) |" in text
     assert "| majority | baseline | 0.306 | 0.294 |" in text
     assert "the party of a passage of a speech (classification; test split of 40 examples; seeds 1, 2, 3)" in text
-    assert (
-        "Pretraining gain in macro_f1 (pretrained minus random init, seed by seed): +0.070 (+0.030 to +0.100)" in text
+    assert (  # every seed gained, but the interval over the test's groups holds 0
+        "Did pretraining pay? not shown at this test size: pretrained minus random init, macro_f1 +0.070 "
+        "(+0.030 to +0.100 over 3 seeds, seed by seed); 95% interval -0.020 to +0.150 (5 test groups, 40 examples), "
+        "seeds resampled too." in text
     )
+    assert "- **pretrained against bert-base:** no: macro_f1 -0.100 (medians); 95% interval -0.200 to -0.010" in text
+    assert "against majority:** not shown at this test size: macro_f1 +0.300 (medians); no interval" in text
     assert "AutoModelForMaskedLM.from_pretrained(folder)" in text and 'pipeline("fill-mask"' in text
 
 

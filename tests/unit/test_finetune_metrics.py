@@ -1,5 +1,5 @@
 """The task metrics against scikit-learn's and scipy's own calls on fixed inputs, the baselines, and the summary's
-median, spread and pretraining gain."""
+median, spread and pretraining gain, and the intervals and verdicts of its comparisons."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from snakebert.finetune.baselines import run_baselines
 from snakebert.finetune.metrics import scores
-from snakebert.finetune.prepare import prepare_task
+from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.summary import spread, summarize_task
 
 TRUTH = np.array([0, 1, 1, 0, 1, 1, 0, 0, 1, 1])
@@ -63,30 +63,56 @@ def test_the_baselines_score_the_majority_class_and_tfidf(party, tmp_path):
     assert run_baselines(str(party), str(tmp_path / "again.json")) == found
 
 
-def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(party, tmp_path):
+def write_runs(folder, predictions: dict[str, list], values: dict[str, list[float]]) -> list[str]:
+    """Fine-tuning results of each model, one per seed: `values` its scores, `predictions` its test predictions."""
     import json
 
-    runs = []
-    for name, kind, values in (
-        ("pretrained", "pretrained", [0.6, 0.7, 0.5]),
-        ("random", "random_init", [0.5, 0.5, 0.6]),
-    ):
-        for seed, value in enumerate(values, 1):
-            path = tmp_path / f"{name}-{seed}.json"
+    kinds = {"pretrained": "pretrained", "random": "random_init"}
+    paths = []
+    for name, scored_by_seed in values.items():
+        for seed, value in reversed(list(enumerate(scored_by_seed, 1))):  # not in seed order: the summary sorts them
+            path = folder / f"{name}-{seed}.json"
             scored = {"macro_f1": value, "accuracy": value}
-            run = {"task": "party", "model": name, "kind": kind, "source": "results/model", "seed": seed,
-                   "best_epoch": 1.0, "validation": scored, "test": scored,
+            run = {"task": "party", "model": name, "kind": kinds[name], "source": "results/model", "seed": seed,
+                   "best_epoch": 1.0, "validation": scored, "test": scored, "predictions": predictions[name],
                    "classes_predicted": {"validation": 2, "test": 1 if value == 0.5 else 2}}  # fmt: skip
             path.write_text(json.dumps(run))
-            runs.append(str(path))
+            paths.append(str(path))
+    return paths
+
+
+def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(party, tmp_path):
+    truth = read_task_dir(str(party))[1]["test"].column("label").to_pylist()
+    predictions = {"pretrained": truth, "random": [0] * len(truth)}  # every example right; one class for all
+    runs = write_runs(tmp_path, predictions, {"pretrained": [0.6, 0.7, 0.5], "random": [0.5, 0.5, 0.6]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
     found = summarize_task(str(party / "task.json"), runs, str(baselines), str(tmp_path / "metrics.json"))
     assert list(found["models"]) == ["pretrained", "random", "majority", "tfidf"]
     assert [found["models"][name]["one_class_runs"] for name in ("pretrained", "random", "tfidf")] == [1, 2, None]
     assert found["models"]["pretrained"]["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7, "runs": 3}
+    assert [run["seed"] for run in found["models"]["random"]["runs"]] == [1, 2, 3]
     gain = found["pretraining_gain"]
     assert gain["metric"] == "macro_f1" and gain["runs"] == 3
     assert [gain[key] for key in ("median", "min", "max")] == pytest.approx([0.1, -0.1, 0.2])
     assert found["seeds"] == [1, 2, 3] and found["splits"]["test"]["class_counts"] == {"Democratic": 96,
                                                                                          "Republican": 120}  # fmt: skip
+    assert found["bootstrap"] == {"level": 0.95, "resamples": 1000, "groups": found["splits"]["test"]["groups"]}
+    assert list(found["comparisons"]) == ["random", "majority", "tfidf"]
+    random = found["comparisons"]["random"]
+    assert random["verdict"] == "yes" and 0 < random["interval"][0] <= random["interval"][1] < 1
+    assert gain["interval"] == random["interval"] and gain["verdict"] == "yes"  # the intervals, not the seeds' range
+    assert random["difference"] == pytest.approx(0.1)  # the medians' difference, as the table shows them
+    assert "predictions" not in (tmp_path / "metrics.json").read_text()  # the runs' files keep them
+
+
+def test_the_verdict_is_no_when_the_interval_lies_below_zero_and_the_summary_is_byte_identical_again(party, tmp_path):
+    truth = read_task_dir(str(party))[1]["test"].column("label").to_pylist()
+    predictions = {"pretrained": [0] * len(truth), "random": truth}
+    runs = write_runs(tmp_path, predictions, {"pretrained": [0.5, 0.5], "random": [0.6, 0.7]})
+    baselines = tmp_path / "baselines.json"
+    run_baselines(str(party), str(baselines))
+    found = summarize_task(str(party / "task.json"), runs, str(baselines), str(tmp_path / "metrics.json"))
+    assert found["pretraining_gain"]["verdict"] == "no" and found["pretraining_gain"]["interval"][1] < 0
+    summarize_task(str(party / "task.json"), runs, str(baselines), str(tmp_path / "again.json"))
+    assert (tmp_path / "again.json").read_bytes() == (tmp_path / "metrics.json").read_bytes()
