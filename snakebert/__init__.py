@@ -11,4 +11,4 @@ snakebert.report (the report's figures and summary table) and snakebert.cards (t
 Top-level modules: config_validation (the config against the schema), config_checks (every check beyond it),
 config_defaults (the schema's defaults for code run outside the workflow), code_digest (edited code reruns its jobs),
 errors (bad input, a stopped run, the command-line guard), named_loading (a tokenizer or model named by config),
-slurm_requeue (preempted SLURM jobs requeued) and hub (the Hub upload)."""
+machine (the machine a result names), slurm_requeue (preempted SLURM jobs requeued) and hub (the Hub upload)."""

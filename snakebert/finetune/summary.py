@@ -4,6 +4,7 @@ model: its main score minus theirs, with a 95% interval from a paired bootstrap 
 (interval.py), and the verdict that interval gives. `pretraining_gain` is the comparison with random initialisation,
 with the difference seed by seed (both start from the same seed's classifier head and data order)."""
 
+import json
 import statistics
 from pathlib import Path
 
@@ -90,7 +91,7 @@ def _comparisons(task: dict, task_dir: Path, models: dict, predictions: dict[str
 
 def summarize_task(task_file: str, run_files: list[str], baselines_file: str, out: str) -> dict:
     task = read_json(task_file, "task file")
-    models, predictions = {}, {}
+    models, predictions, machines = {}, {}, {}
     runs = [read_json(path, "fine-tuning result") for path in run_files]
     order = list(dict.fromkeys(run["model"] for run in runs))  # the models in the order they come
     for run in sorted(runs, key=lambda run: (order.index(run["model"]), run["seed"])):  # each model's runs by seed
@@ -99,6 +100,7 @@ def summarize_task(task_file: str, run_files: list[str], baselines_file: str, ou
             {key: run[key] for key in ("seed", "best_epoch", "classes_predicted", *SPLIT_KEYS) if key in run}
         )
         predictions.setdefault(run["model"], []).append(run["predictions"])
+        machines.setdefault(json.dumps(run["machine"], sort_keys=True), run["machine"])
     for name, scored in read_json(baselines_file, "baselines file").items():
         kept = {key: value for key, value in scored.items() if key != "predictions"}
         models[name] = {"kind": "baseline", "model": None, "runs": [{"seed": None, **kept}]}
@@ -114,6 +116,7 @@ def summarize_task(task_file: str, run_files: list[str], baselines_file: str, ou
         "splits": {name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task["splits"].items()},
         "seeds": sorted({run["seed"] for run in models.get(OURS, {"runs": []})["runs"]}),
         "models": models,
+        "machines": list(machines.values()),
         "bootstrap": {"level": LEVEL, "resamples": RESAMPLES, "groups": task["splits"][split]["groups"]},
         "comparisons": comparisons,
         "pretraining_gain": _gain(models, task, comparisons),

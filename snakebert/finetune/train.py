@@ -17,6 +17,7 @@ from transformers.utils.logging import disable_progress_bar
 from ..errors import DataError
 from ..files.checksum import sha256
 from ..files.json_files import write_json
+from ..machine import machine
 from ..named_loading import load_named
 from ..training.backends import BACKENDS, TrainerOptions
 from ..training.checkpoints import resume_point, run_directory
@@ -196,6 +197,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         **{split: split_scores(task, splits[split], found) for split, found in logits.items()},
         "classes_predicted": {split: classes_predicted(task, splits[split], found) for split, found in logits.items()},
         "predictions": run_predictions(task, splits, logits),
+        "machine": machine(job.backend),
     }
     write_json(out, result)
     shutil.rmtree(folder)

@@ -30,6 +30,12 @@ def interval_text(compared: dict, results: dict) -> str:
     return f"{bootstrap['level']:.0%} interval {low:+.3f} to {high:+.3f} ({size})"
 
 
+def machine_text(found: dict) -> str:
+    """A machine a task's runs ran on (snakebert/machine.py): the CPU, its instruction set, any accelerator."""
+    text = f"{found['cpu']} ({found['cpu_capability']})"
+    return f"{found['accelerator']} on {text}" if found["accelerator"] else text
+
+
 def gain_line(results: dict) -> str:
     """ "Did pretraining pay?": the verdict of the interval, the difference seed by seed and the interval."""
     gain = results["pretraining_gain"]
@@ -73,5 +79,6 @@ def task_rows(results: dict) -> list[tuple[str, str]]:
         if entry["one_class_runs"]:
             found += f"; {entry['one_class_runs']} of {runs} seeds answer one class to every example"
         rows.append((label, found))
+    rows.append(("measured on", "; ".join(map(machine_text, results["machines"]))))
     rows.append(("did pretraining pay?", gain_line(results)))
     return rows + comparison_rows(results)

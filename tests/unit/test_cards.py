@@ -68,6 +68,7 @@ def task_metrics(name: str, problem: str, metrics: list[str], medians: list[floa
             "bert-base": model("reference", 1.1, "bert-base-uncased"),
             "majority": model("baseline", 0.5, None),
         },
+        "machines": [{"cpu": "Some CPU", "cpu_capability": "AVX2", "backend": "cpu", "accelerator": None}],
         "bootstrap": {"level": 0.95, "resamples": 1000, "groups": 5},
         "comparisons": {
             "random": {"metric": metrics[-1], "difference": 0.08, "interval": [-0.02, 0.15], "verdict": NOT_SHOWN},

@@ -10,7 +10,9 @@ from snakebert.finetune.baselines import run_baselines
 from snakebert.finetune.metrics import scores
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.summary import spread, summarize_task
+from snakebert.report.downstream import task_rows
 
+MACHINE = {"cpu": "Some CPU", "cpu_capability": "AVX512", "backend": "cpu", "accelerator": None}
 TRUTH = np.array([0, 1, 1, 0, 1, 1, 0, 0, 1, 1])
 GUESS = np.array([0, 1, 0, 0, 1, 1, 1, 0, 1, 0])
 
@@ -75,6 +77,7 @@ def write_runs(folder, predictions: dict[str, list], values: dict[str, list[floa
             scored = {"macro_f1": value, "accuracy": value}
             run = {"task": "party", "model": name, "kind": kinds[name], "source": "results/model", "seed": seed,
                    "best_epoch": 1.0, "validation": scored, "test": scored, "predictions": predictions[name],
+                   "machine": {**MACHINE, "cpu_capability": "AVX2" if name == "random" else "AVX512"},
                    "classes_predicted": {"validation": 2, "test": 1 if value == 0.5 else 2}}  # fmt: skip
             path.write_text(json.dumps(run))
             paths.append(str(path))
@@ -104,6 +107,11 @@ def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(
     assert gain["interval"] == random["interval"] and gain["verdict"] == "yes"  # the intervals, not the seeds' range
     assert random["difference"] == pytest.approx(0.1)  # the medians' difference, as the table shows them
     assert "predictions" not in (tmp_path / "metrics.json").read_text()  # the runs' files keep them
+    assert found["machines"] == [MACHINE, {**MACHINE, "cpu_capability": "AVX2"}]  # each machine once, as they come
+    rows = dict(task_rows({**found, "description": "the party"}))
+    assert rows["measured on"] == "Some CPU (AVX512); Some CPU (AVX2)"
+    assert rows["did pretraining pay?"].startswith("yes: pretrained minus random init, macro_f1 +0.100")
+    assert rows["pretrained against tfidf"].startswith("yes: macro_f1 ")
 
 
 def test_the_verdict_is_no_when_the_interval_lies_below_zero_and_the_summary_is_byte_identical_again(party, tmp_path):
