@@ -10,7 +10,7 @@ from ..data.manifest_view import Manifest
 from ..files.atomic import atomic_path
 from ..files.json_files import read_json
 from ..training.checkpoints import step_ranges
-from .downstream import task_rows
+from .downstream import machine_text, task_rows
 
 STYLE = "body{font-family:sans-serif;font-size:14px}th{text-align:left;padding-top:1em}td{padding:2px 1em}"
 
@@ -100,6 +100,7 @@ def rows(manifest: Manifest, training: dict, evaluation: dict, calibration: dict
                 "chance, most frequent token",
                 f"{evaluation['chance_accuracy']:.4%}, {evaluation['most_frequent_token_accuracy']:.2%}",
             ),
+            ("measured on", machine_text(evaluation["machine"])),
         ],
     }
 

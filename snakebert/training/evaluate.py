@@ -14,6 +14,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from ..data.manifest import read_manifest
 from ..errors import DataError
+from ..machine import machine
 from .block_dataset import BlockDataset
 from .collator import BlockCollator
 from .masking import IGNORED, predictions_per_block
@@ -57,4 +58,5 @@ def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threa
         "most_frequent_token_accuracy": int(label_counts.max()) / asked,
         "masking_seed": settings["seed"],
         "predictions_per_block": k,
+        "machine": machine(device),
     }

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from helpers import REPO, snakemake
 
+from snakebert.machine import cpu_model, machine
 from snakebert.report import REPORT_FILES
 from snakebert.report.data_plot import document_lengths, truncated_share
 
@@ -33,6 +34,8 @@ def test_summary_states_the_run_figures(trained):
     assert f"{evaluation['masked_tokens']:,} ({evaluation['predictions_per_block']} per block)" in summary
     assert f"<td>jobs (segments): steps of each</td><td>1: 1-{training['steps']}</td>" in summary
     assert f"<td>{manifest['totals']['docs']} / {manifest['totals']['docs_read']}</td>" in summary
+    assert evaluation["machine"] == machine("cpu")  # this machine, which ran the evaluation job
+    assert f"<td>measured on</td><td>{cpu_model()} ({evaluation['machine']['cpu_capability']})</td>" in summary
 
 
 def test_document_lengths_come_from_the_token_shards(trained):
