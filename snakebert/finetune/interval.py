@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .splits import group_numbers
+
 LEVEL = 0.95
 RESAMPLES = 1000
 DRAWS_SEED = 0
@@ -19,8 +21,8 @@ Score = Callable[[np.ndarray, np.ndarray], float | None]  # (truth, predictions)
 
 def group_members(groups: np.ndarray) -> list[np.ndarray]:
     """The row numbers of each group, the groups in order of first appearance."""
-    _, first, numbers = np.unique(groups, return_index=True, return_inverse=True)
-    return [np.flatnonzero(numbers == group) for group in np.argsort(first, kind="stable")]
+    numbers, first = group_numbers(groups)
+    return [np.flatnonzero(numbers == group) for group in range(len(first))]
 
 
 def resampled_scores(

@@ -77,7 +77,12 @@ def prepare_task(task: dict, out: str) -> dict:
     return description
 
 
+def read_split(folder: str, split: str) -> pa.Table:
+    """One split prepare_task wrote."""
+    return read_table(str(Path(folder) / f"{split}.arrow"))
+
+
 def read_task_dir(folder: str) -> tuple[dict, dict[str, pa.Table]]:
     """What prepare_task wrote: the task description and its splits."""
     task = read_json(str(Path(folder) / TASK_FILE), "task file")
-    return task, {split: read_table(str(Path(folder) / f"{split}.arrow")) for split in task["splits"]}
+    return task, {split: read_split(folder, split) for split in task["splits"]}

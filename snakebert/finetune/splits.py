@@ -9,17 +9,22 @@ from ..errors import DataError
 from .examples import GROUP, LABEL
 
 
-def _group_strata(table: pa.Table, classes: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's group number (in order of first appearance), and each group's stratum: its first row's label for
-    classes, one stratum for numbers."""
-    groups = table.column(GROUP).to_numpy(zero_copy_only=False)
+def group_numbers(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's group number, the groups numbered in order of first appearance, and each group's first row."""
     _, first, numbers = np.unique(groups, return_index=True, return_inverse=True)
     order = np.argsort(first)
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
+    return rank[numbers], first[order]
+
+
+def _group_strata(table: pa.Table, classes: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's group number (in order of first appearance), and each group's stratum: its first row's label for
+    classes, one stratum for numbers."""
+    numbers, first = group_numbers(table.column(GROUP).to_numpy(zero_copy_only=False))
     labels = table.column(LABEL).to_numpy(zero_copy_only=False)
-    strata = labels[first[order]] if classes else np.zeros(len(order), dtype=int)
-    return rank[numbers], strata
+    strata = labels[first] if classes else np.zeros(len(first), dtype=int)
+    return numbers, strata
 
 
 def carve(table: pa.Table, fractions: dict[str, float], seed: int, classes: bool) -> dict[str, pa.Table]:

@@ -15,7 +15,7 @@ from .examples import GROUP, LABEL
 from .interval import LEVEL, RESAMPLES, difference_interval, resampled_scores, verdict
 from .metrics import scores
 from .plan import OWN_MODELS
-from .prepare import read_task_dir
+from .prepare import read_split
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
 
@@ -67,7 +67,7 @@ def _comparisons(task: dict, task_dir: Path, models: dict, predictions: dict[str
     if OURS not in predictions:
         return {}
     metric, classes = task["main_metric"], len(task["labels"] or [])
-    table = read_task_dir(str(task_dir))[1][task["reported_split"]]
+    table = read_split(str(task_dir), task["reported_split"])
     truth, groups = table.column(LABEL).to_numpy(), table.column(GROUP).to_numpy(zero_copy_only=False)
     found = resampled_scores(
         lambda rows, predicted: scores([metric], rows, predicted, classes)[metric],

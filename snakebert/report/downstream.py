@@ -31,7 +31,7 @@ def interval_text(compared: dict, results: dict) -> str:
 
 
 def machine_text(found: dict) -> str:
-    """A machine a task's runs ran on (snakebert/machine.py): the CPU, its instruction set, any accelerator."""
+    """A machine a result names (snakebert/machine.py): the CPU, its instruction set, any accelerator."""
     text = f"{found['cpu']} ({found['cpu_capability']})"
     return f"{found['accelerator']} on {text}" if found["accelerator"] else text
 
