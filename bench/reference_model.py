@@ -13,7 +13,7 @@ folder. Recipes:
   `finetune.recipe`).
 A recipe changes only fine-tuning settings, so the second one reruns the fine-tuning jobs alone. For each recipe the
 bench prints, per model, the reported split's macro_f1 and accuracy (median and min-max over seeds), the best epochs,
-and the fine-tuning jobs' wall time and peak RSS from benchmarks/finetune/<task>/<model>/seed-<n>.tsv; then the
+and the fine-tuning jobs' wall time and peak RSS from their benchmark files; then the
 pretraining gain (ours minus random initialisation, seed by seed). Everything it reads is also written to
 <workdir>/reference-model.json.
 """
@@ -34,6 +34,10 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from snakebert.finetune.plan import CHOSEN, folder_rate  # noqa: E402
+
 ENV = {
     **os.environ,
     "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",  # the rules' `python` is this one
@@ -93,14 +97,15 @@ def task_recipe(written: dict, task: str) -> dict:
 
 
 def job_costs(workdir: Path, task: str, model: str) -> list[dict]:
-    """Each fine-tuning job's wall seconds and peak RSS (MB), seed by seed, from its benchmark file."""
+    """Each fine-tuning job's wall seconds and peak RSS (MB), rate by rate and seed by seed, from its benchmark file
+    (benchmarks/finetune/<task>/<model>/<lr-RATE or chosen>/seed-<n>.tsv)."""
     costs = []
-    for path in sorted((workdir / "benchmarks/finetune" / task / model).glob("seed-*.tsv")):
+    for path in sorted((workdir / "benchmarks/finetune" / task / model).glob("*/seed-*.tsv")):
         with open(path) as table:
             row = next(csv.DictReader(table, delimiter="\t"))
-        costs.append(
-            {"seed": int(path.stem.split("-")[1]), "seconds": float(row["s"]), "max_rss_mb": float(row["max_rss"])}
-        )
+        rate = None if path.parent.name == CHOSEN else folder_rate(path.parent.name)
+        costs.append({"rate": rate, "seed": int(path.stem.split("-")[1]), "seconds": float(row["s"]),
+                      "max_rss_mb": float(row["max_rss"])})  # fmt: skip
     return costs
 
 

@@ -220,8 +220,16 @@ def task_json(wildcards):
     return json.dumps(finetune_plan.task_data(TASKS[wildcards.task]), sort_keys=True)
 
 
-def recipe_json(wildcards):
-    return json.dumps(finetune_plan.task_recipe(config["finetune"], TASKS[wildcards.task]), sort_keys=True)
+def task_recipe(wildcards):
+    return finetune_plan.task_recipe(config["finetune"], TASKS[wildcards.task])
+
+
+def run_recipe_json(wildcards):
+    return json.dumps(finetune_plan.run_recipe(task_recipe(wildcards), wildcards.rate), sort_keys=True)
+
+
+def learning_rates_json(wildcards):
+    return json.dumps(finetune_plan.learning_rates(task_recipe(wildcards)))
 
 
 def finetune_model_kind(wildcards):
@@ -241,12 +249,21 @@ def finetune_backend(wildcards, resources):
     return refused_as_workflow_error(job_backend, config["finetune"]["backend"], resources, config["model"])
 
 
+def finetune_search_runs(wildcards):
+    """A chosen run's input: its model's runs at every rate of the grid (none for a run at a rate of the grid)."""
+    if wildcards.rate != finetune_plan.CHOSEN:
+        return []
+    recipe = task_recipe(wildcards)
+    return finetune_plan.search_runs(wildcards.task, config["finetune"], recipe, wildcards.model)
+
+
 def finetune_runs(wildcards):
-    """Every fine-tuning result of the task: each model, each seed (1..finetune.seeds)."""
+    """Every fine-tuning result of the task: each model's search over the grid, then its chosen rate's other seeds."""
+    recipe = task_recipe(wildcards)
     return [
-        f"results/finetune/{wildcards.task}/runs/{model}/seed-{seed}.json"
+        path
         for model in FINETUNE_MODELS
-        for seed in range(1, config["finetune"]["seeds"] + 1)
+        for path in finetune_plan.model_runs(wildcards.task, config["finetune"], recipe, model)
     ]
 
 

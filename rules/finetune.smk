@@ -2,6 +2,7 @@ wildcard_constraints:
     task=r"[A-Za-z0-9][A-Za-z0-9_-]*",
     model=r"[A-Za-z0-9][A-Za-z0-9_-]*",
     seed=r"\d+",
+    rate=r"lr-[0-9.e+-]+|chosen",
 
 
 rule prepare_task:
@@ -25,12 +26,13 @@ rule finetune:
     input:
         data="results/finetune/{task}/data",
         model=finetune_model_inputs,
+        search=finetune_search_runs,
     output:
-        "results/finetune/{task}/runs/{model}/seed-{seed}.json",
+        "results/finetune/{task}/runs/{model}/{rate}/seed-{seed}.json",
     log:
-        "logs/finetune/{task}/{model}/seed-{seed}.log",
+        "logs/finetune/{task}/{model}/{rate}/seed-{seed}.log",
     benchmark:
-        "benchmarks/finetune/{task}/{model}/seed-{seed}.tsv"
+        "benchmarks/finetune/{task}/{model}/{rate}/seed-{seed}.tsv"
     conda:
         "../envs/pipeline.yaml"
     threads: 1
@@ -41,14 +43,15 @@ rule finetune:
         code=code("finetune.py"),
         kind=finetune_model_kind,
         source=finetune_model_source,
-        recipe=recipe_json,
+        recipe=run_recipe_json,
         eval_batch_size=config["finetune"]["eval_batch_size"],
         backend=finetune_backend,
-        checkpoints="checkpoints/finetune/{task}/{model}/seed-{seed}",
+        checkpoints="checkpoints/finetune/{task}/{model}/{rate}/seed-{seed}",
         gaudi_config=GAUDI_CONFIG,
     shell:
         "python {params.script} --task {input.data} --name {wildcards.model} --kind {params.kind}"
-        " --model {params.source:q} --seed {wildcards.seed} --recipe {params.recipe:q}"
+        " --model {params.source:q} --seed {wildcards.seed} --recipe {params.recipe:q} --rate {wildcards.rate}"
+        " --search {input.search:q}"
         " --eval-batch-size {params.eval_batch_size} --backend {params.backend} --checkpoints {params.checkpoints}"
         " --gaudi-config {params.gaudi_config:q} --threads {threads} --out {output} > {log} 2>&1"
 
@@ -84,6 +87,7 @@ rule summarize_finetune:
     params:
         script=script("summarize_finetune.py"),
         code=code("summarize_finetune.py"),
+        learning_rates=learning_rates_json,
     shell:
         "python {params.script} --task {input.data}/task.json --baselines {input.baselines}"
-        " --out {output} {input.runs:q} > {log} 2>&1"
+        " --learning-rates {params.learning_rates:q} --out {output} {input.runs:q} > {log} 2>&1"

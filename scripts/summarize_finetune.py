@@ -16,10 +16,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--task", required=True, help="the task's task.json")
     parser.add_argument("--baselines", required=True)
+    parser.add_argument("--learning-rates", required=True, help="the task's learning-rate grid, as JSON")
     parser.add_argument("--out", required=True)
     parser.add_argument("runs", nargs="+", help="the fine-tuning results")
     args = parser.parse_args()
-    print(json.dumps(summarize_task(args.task, args.runs, args.baselines, args.out)["pretraining_gain"]))
+    print(
+        json.dumps(
+            summarize_task(args.task, args.runs, json.loads(args.learning_rates), args.baselines, args.out)[
+                "pretraining_gain"
+            ]
+        )
+    )
 
 
 if __name__ == "__main__":

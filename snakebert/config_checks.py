@@ -67,7 +67,8 @@ def phase_problems(settings: dict, data_block_size: int, max_positions: int) -> 
 
 def finetune_problems(finetune: dict, positions: int) -> list[str]:
     """The `finetune` section: names that collide (two tasks, two compared models, a compared model named as one of
-    ours or a baseline), a hub task without a data set, and inputs longer than the model's `positions`."""
+    ours or a baseline), a hub task without a data set, inputs longer than the model's `positions`, and a learning-rate
+    search with more seeds than the runs."""
     problems = []
     for index, task in enumerate(finetune["tasks"]):
         length = task_recipe(finetune, task)["max_length"]
@@ -76,6 +77,9 @@ def finetune_problems(finetune: dict, positions: int) -> list[str]:
                 f"config finetune.tasks[{index}] ({task['name']}): recipe max_length {length} is larger than "
                 f"model.max_position_embeddings ({positions})"
             )
+    seeds, searched = finetune["seeds"], finetune["search_seeds"]
+    if searched is not None and searched > seeds:
+        problems.append(f"config finetune.search_seeds ({searched}) is more than finetune.seeds ({seeds})")
     tasks = [task["name"] for task in finetune["tasks"]]
     for name in sorted({name for name in tasks if tasks.count(name) > 1}):
         problems.append(f"config finetune.tasks: name {name!r} is used twice")

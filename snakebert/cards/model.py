@@ -9,7 +9,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
-from ..report.downstream import comparison_rows, gain_line
+from ..report.downstream import comparison_rows, gain_line, rate_text
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
 
 MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)
@@ -143,8 +143,9 @@ def mlm_facts(evaluation: dict) -> dict[str, str]:
 
 
 def task_text(task: dict) -> str:
-    """One downstream task: each model's median and min-max over seeds of each metric, whether pretraining paid and
-    the pretrained model against each other model, with the 95% intervals (the report's lines)."""
+    """One downstream task: each model's median and min-max over seeds of each metric, each model's learning rate,
+    whether pretraining paid and the pretrained model against each other model, with the 95% intervals (the report's
+    lines)."""
     split = task["reported_split"]
     about = (
         f"{task['description']} ({task['problem']}; {split} split of {task['splits'][split]['examples']:,} examples; "
@@ -157,7 +158,8 @@ def task_text(task: dict) -> str:
     ]
     table = markdown_table(["model", "kind", *task["metrics"]], rows)
     against = bullets(dict(comparison_rows(task)))
-    parts = [f"### {task['task']}", about, table, f"Did pretraining pay? {gain_line(task)}.", against]
+    rates = f"Learning rate: {rate_text(task)}."
+    parts = [f"### {task['task']}", about, table, rates, f"Did pretraining pay? {gain_line(task)}.", against]
     return "\n\n".join(part for part in parts if part)
 
 

@@ -1,6 +1,8 @@
-"""The task metrics, one table: scikit-learn's and scipy's implementations on label ids (classes) or numbers."""
+"""The task metrics, one table: scikit-learn's and scipy's implementations on label ids (classes) or numbers; and a
+score's spread over seeds."""
 
 import math
+import statistics
 from collections.abc import Callable
 
 import numpy as np
@@ -32,3 +34,11 @@ def scores(names: list[str], truth: np.ndarray, predicted: np.ndarray, classes: 
         value = float(METRICS[name](truth, predicted, classes))
         found[name] = value if math.isfinite(value) else None
     return found
+
+
+def spread(values: list[float | None]) -> dict | None:
+    """Median, min and max of the defined values (None if none is)."""
+    defined = [value for value in values if value is not None]
+    if not defined:
+        return None
+    return {"median": statistics.median(defined), "min": min(defined), "max": max(defined), "runs": len(defined)}

@@ -1,5 +1,6 @@
-"""The fine-tuning plan the workflow makes when it is parsed: the models each task is fine-tuned from and what each
-job is given (config_checks.py checks the `finetune` section before any job runs)."""
+"""The fine-tuning plan the workflow makes when it is parsed: the models each task is fine-tuned from, the runs of
+each (every rate of the task's learning-rate grid with the search's seeds, then the rate chosen on validation with the
+remaining seeds) and what each job is given (config_checks.py checks the `finetune` section before any job runs)."""
 
 from pathlib import Path
 
@@ -7,6 +8,8 @@ PRETRAINED_MODEL = "results/model"
 OWN_MODELS = {"pretrained": "pretrained", "random": "random_init"}  # name in the results -> kind
 BASELINE_NAMES = ("majority", "tfidf")
 RECIPE_KEY = "recipe"
+CHOSEN = "chosen"  # the run folder of the seeds past the search's, at the rate the search chose on validation
+RATE_PREFIX = "lr-"  # the run folder of one rate of the grid: lr-0.003
 
 
 def models(finetune: dict) -> dict[str, tuple[str, str]]:
@@ -33,3 +36,48 @@ def task_recipe(finetune: dict, task: dict) -> dict:
 def task_files(task: dict) -> list[str]:
     """The local files a `files` task reads (a change reruns it)."""
     return [task[split] for split in ("train", "validation", "test") if task["type"] == "files" and task[split]]
+
+
+def learning_rates(recipe: dict) -> list[float]:
+    """The recipe's learning-rate grid, in config order: one rate, or a list of them."""
+    rates = recipe["learning_rate"]
+    return [float(rate) for rate in (rates if isinstance(rates, list) else [rates])]
+
+
+def rate_folder(rate: float) -> str:
+    return f"{RATE_PREFIX}{float(rate)!r}"
+
+
+def folder_rate(folder: str) -> float:
+    """The rate a run folder of the grid names (rate_folder's inverse)."""
+    return float(folder.removeprefix(RATE_PREFIX))
+
+
+def run_recipe(recipe: dict, folder: str) -> dict:
+    """What a run of `folder` is given: a run of the grid its own rate alone (another rate added to the grid adds runs
+    and reruns none), a chosen run the whole grid."""
+    return recipe if folder == CHOSEN else {**recipe, "learning_rate": folder_rate(folder)}
+
+
+def search_seeds(finetune: dict, recipe: dict) -> int:
+    """How many seeds (1..N) each rate of the grid is tried with: every seed for a grid of one rate."""
+    if len(learning_rates(recipe)) == 1 or finetune["search_seeds"] is None:
+        return finetune["seeds"]
+    return finetune["search_seeds"]
+
+
+def search_runs(task: str, finetune: dict, recipe: dict, model: str) -> list[str]:
+    """A model's runs at every rate of the grid, with the search's seeds."""
+    return [
+        f"results/finetune/{task}/runs/{model}/{rate_folder(rate)}/seed-{seed}.json"
+        for rate in learning_rates(recipe)
+        for seed in range(1, search_seeds(finetune, recipe) + 1)
+    ]
+
+
+def model_runs(task: str, finetune: dict, recipe: dict, model: str) -> list[str]:
+    """All of a model's runs: the search's, then the remaining seeds at the rate it chose."""
+    chosen = range(search_seeds(finetune, recipe) + 1, finetune["seeds"] + 1)
+    return search_runs(task, finetune, recipe, model) + [
+        f"results/finetune/{task}/runs/{model}/{CHOSEN}/seed-{seed}.json" for seed in chosen
+    ]

@@ -5,29 +5,22 @@ model: its main score minus theirs, with a 95% interval from a paired bootstrap 
 with the difference seed by seed (both start from the same seed's classifier head and data order)."""
 
 import json
-import statistics
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import DataError
 from ..files.json_files import read_json, write_json
 from .examples import GROUP, LABEL
 from .interval import LEVEL, RESAMPLES, difference_interval, resampled_scores, verdict
-from .metrics import scores
+from .metrics import scores, spread
 from .plan import OWN_MODELS
 from .prepare import read_split
+from .rates import chosen_rate, validation_medians
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
 
 SPLIT_KEYS = ("validation", "test")
-
-
-def spread(values: list[float | None]) -> dict | None:
-    """Median, min and max of the defined values (None if none is)."""
-    defined = [value for value in values if value is not None]
-    if not defined:
-        return None
-    return {"median": statistics.median(defined), "min": min(defined), "max": max(defined), "runs": len(defined)}
 
 
 def _summarised(runs: list[dict], task: dict) -> dict:
@@ -89,18 +82,52 @@ def _comparisons(task: dict, task_dir: Path, models: dict, predictions: dict[str
     return compared
 
 
-def summarize_task(task_file: str, run_files: list[str], baselines_file: str, out: str) -> dict:
+def _rate_search(runs: list[dict], grid: list[float], metric: str) -> tuple[float, list[dict], list[dict]]:
+    """A model's rate chosen on validation from `grid`, its search (each rate's median validation score) and the runs
+    it reports: those at the chosen rate, by seed."""
+    search = [run for run in runs if run["search"]]
+    rate = chosen_rate(search, grid, metric)
+    for run in runs:
+        if run["recipe"]["learning_rate"] != rate and not run["search"]:
+            raise DataError(
+                f"fine-tuning result of {run['model']!r}, seed {run['seed']}: it ran at the learning rate "
+                f"{run['recipe']['learning_rate']:g}, but its model's search chooses {rate:g} (rerun it)"
+            )
+    medians = validation_medians(search, metric)
+    table = [
+        {
+            "learning_rate": each,
+            "validation": medians[each],
+            "runs": [run["recipe"]["learning_rate"] for run in search].count(each),
+        }
+        for each in grid
+    ]
+    reported = sorted((run for run in runs if run["recipe"]["learning_rate"] == rate), key=lambda run: run["seed"])
+    return rate, table, reported
+
+
+def _search_settings(models: dict, grid: list[float], metric: str) -> dict:
+    """The grid every model searched, the seeds each rate was tried with, and what chose each model's rate."""
+    searched = [entry["search"][0]["runs"] for entry in models.values() if entry["kind"] != "baseline"]
+    return {"grid": grid, "search_seeds": max(searched, default=0), "chosen_on": "validation", "metric": metric}
+
+
+def summarize_task(task_file: str, run_files: list[str], grid: list[float], baselines_file: str, out: str) -> dict:
     task = read_json(task_file, "task file")
-    models, predictions, machines = {}, {}, {}
-    runs = [read_json(path, "fine-tuning result") for path in run_files]
-    order = list(dict.fromkeys(run["model"] for run in runs))  # the models in the order they come
-    for run in sorted(runs, key=lambda run: (order.index(run["model"]), run["seed"])):  # each model's runs by seed
-        entry = models.setdefault(run["model"], {"kind": run["kind"], "model": run["source"], "runs": []})
-        entry["runs"].append(
+    models, predictions, machines, by_model = {}, {}, {}, {}
+    for path in run_files:  # the models in the order they come
+        run = read_json(path, "fine-tuning result")
+        by_model.setdefault(run["model"], []).append(run)
+    for name, runs in by_model.items():
+        rate, search, reported = _rate_search(runs, grid, task["main_metric"])
+        models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"], "learning_rate": rate, "search": search}
+        models[name]["runs"] = [
             {key: run[key] for key in ("seed", "best_epoch", "classes_predicted", *SPLIT_KEYS) if key in run}
-        )
-        predictions.setdefault(run["model"], []).append(run["predictions"])
-        machines.setdefault(json.dumps(run["machine"], sort_keys=True), run["machine"])
+            for run in reported
+        ]
+        predictions[name] = [run["predictions"] for run in reported]
+        for run in runs:
+            machines.setdefault(json.dumps(run["machine"], sort_keys=True), run["machine"])
     for name, scored in read_json(baselines_file, "baselines file").items():
         kept = {key: value for key, value in scored.items() if key != "predictions"}
         models[name] = {"kind": "baseline", "model": None, "runs": [{"seed": None, **kept}]}
@@ -115,6 +142,7 @@ def summarize_task(task_file: str, run_files: list[str], baselines_file: str, ou
         "reported_split": split,
         "splits": {name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task["splits"].items()},
         "seeds": sorted({run["seed"] for run in models.get(OURS, {"runs": []})["runs"]}),
+        "learning_rates": _search_settings(models, grid, task["main_metric"]),
         "models": models,
         "machines": list(machines.values()),
         "bootstrap": {"level": LEVEL, "resamples": RESAMPLES, "groups": task["splits"][split]["groups"]},

@@ -4,6 +4,7 @@ epoch on validation, the best epoch kept and scored on validation and test. Chec
 outputs, one folder per fingerprint of what shapes the result, so a killed run resumes; the folder is removed once
 the result is written."""
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -16,7 +17,7 @@ from transformers.utils.logging import disable_progress_bar
 
 from ..errors import DataError
 from ..files.checksum import sha256
-from ..files.json_files import write_json
+from ..files.json_files import read_json, write_json
 from ..machine import machine
 from ..named_loading import load_named
 from ..training.backends import BACKENDS, TrainerOptions
@@ -25,10 +26,10 @@ from ..training.trainers import EpochOrder, SealedCheckpoints
 from .encoded import EncodedSplit
 from .job import FinetuneJob
 from .metrics import scores
+from .plan import CHOSEN, folder_rate, learning_rates
 from .prepare import read_task_dir
+from .rates import chosen_rate
 
-# The backend table's trainer functions read these pretraining settings: fine-tuning runs are short, so nothing is
-# compiled for CUDA and no step is left out of Gaudi's throughput.
 UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chosen: the worst a correlation can be
 
 
@@ -82,6 +83,20 @@ def run_predictions(task: dict, splits: dict[str, EncodedSplit], logits: dict) -
     """The run's predictions on the reported split, row by row (what the summary's bootstrap resamples)."""
     split = task["reported_split"]
     return predicted(task, logits[split])[: splits[split].count].tolist()
+
+
+def run_rate(job: FinetuneJob, task: dict) -> float:
+    """The run's learning rate: the rate of the grid its folder names, or the one the search's runs choose on
+    validation (rates.py)."""
+    grid = learning_rates(job.recipe)
+    if job.rate == CHOSEN:
+        return chosen_rate(
+            [read_json(path, "learning-rate search run") for path in job.search], grid, task["main_metric"]
+        )
+    rate = folder_rate(job.rate)
+    if rate not in grid:
+        raise DataError(f"finetune run {job.rate!r}: {rate:g} is not a learning rate of the recipe's grid {grid}")
+    return rate
 
 
 def model_digest(job: FinetuneJob) -> str:
@@ -172,6 +187,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
     if job.threads:
         torch.set_num_threads(job.threads)
     task, tables = read_task_dir(job.task_dir)
+    job = dataclasses.replace(job, recipe={**job.recipe, "learning_rate": run_rate(job, task)})
     tokenizer = load_tokenizer(job)
     regression = task["labels"] is None
     length = job.recipe["max_length"]
@@ -193,6 +209,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         "source": job.model,
         "seed": job.seed,
         "recipe": job.recipe,
+        "search": job.rate != CHOSEN,
         "best_epoch": best_epoch(trainer, steps_per_epoch(job, task, len(splits["train"]))),
         **{split: split_scores(task, splits[split], found) for split, found in logits.items()},
         "classes_predicted": {split: classes_predicted(task, splits[split], found) for split, found in logits.items()},

@@ -1,6 +1,9 @@
 """The report's downstream results in words: per task, each model's scores on the reported split (median and
-min-max over seeds), the baselines, the line that answers "did pretraining pay?" from the 95% interval of the gain,
-and the pretrained model against every other model, each with its interval and verdict."""
+min-max over seeds), the baselines, each model's learning rate and how it was chosen, the line that answers "did
+pretraining pay?" from the 95% interval of the gain, and the pretrained model against every other model, each with its
+interval and verdict."""
+
+from ..cards import plural
 
 KIND_NAMES = {"random_init": "random init", "reference": "reference", "baseline": "baseline"}  # pretrained: its name
 
@@ -34,6 +37,25 @@ def machine_text(found: dict) -> str:
     """A machine a result names (snakebert/machine.py): the CPU, its instruction set, any accelerator."""
     text = f"{found['cpu']} ({found['cpu_capability']})"
     return f"{found['accelerator']} on {text}" if found["accelerator"] else text
+
+
+def rate_text(results: dict) -> str:
+    """Each fine-tuned model's learning rate, and how it was chosen on validation from the grid."""
+    search = results["learning_rates"]
+    rates = {name: entry["learning_rate"] for name, entry in results["models"].items() if entry["kind"] != "baseline"}
+    if len(search["grid"]) == 1:
+        return f"{search['grid'][0]:g} for every model (a grid of one rate)"
+    searched, seeds = search["search_seeds"], len(results["seeds"])
+    text = (
+        f"chosen per model on the median {search['chosen_on']} {search['metric']} over {plural(searched, 'seed')} "
+        f"from {', '.join(f'{rate:g}' for rate in search['grid'])}"
+    )
+    if seeds > searched:
+        text += f" (then run with seeds {searched + 1} to {seeds})"
+    text += ": " + ", ".join(f"{name} {rate:g}" for name, rate in rates.items())
+    if results["reported_split"] == search["chosen_on"]:
+        text += f"; chosen and reported on {search['chosen_on']}, so the scores are optimistic"
+    return text
 
 
 def gain_line(results: dict) -> str:
@@ -79,6 +101,7 @@ def task_rows(results: dict) -> list[tuple[str, str]]:
         if entry["one_class_runs"]:
             found += f"; {entry['one_class_runs']} of {runs} seeds answer one class to every example"
         rows.append((label, found))
+    rows.append(("learning rate", rate_text(results)))
     rows.append(("measured on", "; ".join(map(machine_text, results["machines"]))))
     rows.append(("did pretraining pay?", gain_line(results)))
     return rows + comparison_rows(results)

@@ -178,12 +178,14 @@ def test_a_phase_longer_than_the_positions_and_a_split_that_is_not_whole_are_ref
     ]
 
 
-def test_finetune_names_that_collide_and_a_hub_task_without_data_are_refused(default_config):
+def test_finetune_names_that_collide_a_hub_task_without_data_and_a_search_past_the_seeds_are_refused(default_config):
     finetune = copy.deepcopy(default_config["finetune"])
     task = {**finetune["tasks"][0], "name": "t"}
     finetune["tasks"] = [task, task, {**task, "name": "g", "type": "hub", "preset": None, "path": None}]
     finetune["compare"] = [{"name": "random", "model": "a"}, {"name": "x", "model": "b"}, {"name": "x", "model": "c"}]
+    finetune["search_seeds"] = finetune["seeds"] + 1
     assert finetune_problems(finetune, 512) == [
+        f"config finetune.search_seeds ({finetune['seeds'] + 1}) is more than finetune.seeds ({finetune['seeds']})",
         "config finetune.tasks: name 't' is used twice",
         "config finetune.compare[0]: name 'random' is reserved for the results' own rows",
         "config finetune.compare[1]: name 'x' is used twice",

@@ -121,6 +121,21 @@ ADDITIONAL = "Additional properties are not allowed"
         pytest.param(
             {"data": {"seed": -1}}, "config data.seed: -1 is less than the minimum of 0", id="data-seed-negative"
         ),
+        pytest.param(
+            {"finetune": {"recipe": {"learning_rate": []}}},
+            "config finetune.recipe.learning_rate: [] should be non-empty",
+            id="learning-rate-grid-empty",
+        ),
+        pytest.param(
+            {"finetune": {"recipe": {"learning_rate": [1e-3, -1e-3]}}},
+            "config finetune.recipe.learning_rate[1]: -0.001 is less than or equal to the minimum of 0",
+            id="learning-rate-grid-negative",
+        ),
+        pytest.param(
+            {"finetune": {"recipe": {"learning_rate": [1e-3, 1.0e-3]}}},
+            "config finetune.recipe.learning_rate: [0.001, 0.001] has non-unique elements",
+            id="learning-rate-grid-repeated",
+        ),
     ],
 )
 def test_an_unknown_key_a_wrong_type_or_a_value_out_of_range_is_refused_naming_the_key(config, message):

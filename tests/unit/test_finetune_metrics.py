@@ -6,10 +6,11 @@ import pytest
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
+from snakebert.errors import DataError
 from snakebert.finetune.baselines import run_baselines
-from snakebert.finetune.metrics import scores
+from snakebert.finetune.metrics import scores, spread
 from snakebert.finetune.prepare import prepare_task, read_task_dir
-from snakebert.finetune.summary import spread, summarize_task
+from snakebert.finetune.summary import summarize_task
 from snakebert.report.downstream import task_rows
 
 MACHINE = {"cpu": "Some CPU", "cpu_capability": "AVX512", "backend": "cpu", "accelerator": None}
@@ -65,18 +66,22 @@ def test_the_baselines_score_the_majority_class_and_tfidf(party, tmp_path):
     assert run_baselines(str(party), str(tmp_path / "again.json")) == found
 
 
-def write_runs(folder, predictions: dict[str, list], values: dict[str, list[float]]) -> list[str]:
-    """Fine-tuning results of each model, one per seed: `values` its scores, `predictions` its test predictions."""
+def write_runs(folder, predictions: dict[str, list], values: dict[str, list[float]], rate=3e-3, search=True,
+               test=None, first_seed=1) -> list[str]:  # fmt: skip
+    """Fine-tuning results of each model, one per seed: `values` its scores (on test too, unless `test` gives those),
+    `predictions` its test predictions; at `rate`, a run of the learning-rate search or a chosen one."""
     import json
 
     kinds = {"pretrained": "pretrained", "random": "random_init"}
     paths = []
     for name, scored_by_seed in values.items():
-        for seed, value in reversed(list(enumerate(scored_by_seed, 1))):  # not in seed order: the summary sorts them
-            path = folder / f"{name}-{seed}.json"
+        for seed, value in reversed(list(enumerate(scored_by_seed, first_seed))):  # the summary sorts them by seed
+            path = folder / f"{name}-{rate}-{seed}.json"
             scored = {"macro_f1": value, "accuracy": value}
+            tested = scored if test is None else {"macro_f1": test, "accuracy": test}
             run = {"task": "party", "model": name, "kind": kinds[name], "source": "results/model", "seed": seed,
-                   "best_epoch": 1.0, "validation": scored, "test": scored, "predictions": predictions[name],
+                   "recipe": {"learning_rate": rate}, "search": search,
+                   "best_epoch": 1.0, "validation": scored, "test": tested, "predictions": predictions[name],
                    "machine": {**MACHINE, "cpu_capability": "AVX2" if name == "random" else "AVX512"},
                    "classes_predicted": {"validation": 2, "test": 1 if value == 0.5 else 2}}  # fmt: skip
             path.write_text(json.dumps(run))
@@ -90,7 +95,7 @@ def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(
     runs = write_runs(tmp_path, predictions, {"pretrained": [0.6, 0.7, 0.5], "random": [0.5, 0.5, 0.6]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, str(baselines), str(tmp_path / "metrics.json"))
+    found = summarize_task(str(party / "task.json"), runs, [3e-3], str(baselines), str(tmp_path / "metrics.json"))
     assert list(found["models"]) == ["pretrained", "random", "majority", "tfidf"]
     assert [found["models"][name]["one_class_runs"] for name in ("pretrained", "random", "tfidf")] == [1, 2, None]
     assert found["models"]["pretrained"]["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7, "runs": 3}
@@ -120,7 +125,64 @@ def test_the_verdict_is_no_when_the_interval_lies_below_zero_and_the_summary_is_
     runs = write_runs(tmp_path, predictions, {"pretrained": [0.5, 0.5], "random": [0.6, 0.7]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, str(baselines), str(tmp_path / "metrics.json"))
+    found = summarize_task(str(party / "task.json"), runs, [3e-3], str(baselines), str(tmp_path / "metrics.json"))
     assert found["pretraining_gain"]["verdict"] == "no" and found["pretraining_gain"]["interval"][1] < 0
-    summarize_task(str(party / "task.json"), runs, str(baselines), str(tmp_path / "again.json"))
+    summarize_task(str(party / "task.json"), runs, [3e-3], str(baselines), str(tmp_path / "again.json"))
     assert (tmp_path / "again.json").read_bytes() == (tmp_path / "metrics.json").read_bytes()
+
+
+GRID = [1e-3, 3e-3]
+
+
+def searched(folder, predictions, test_scores: tuple[float, float]) -> list[str]:
+    """A grid of two rates searched with seed 1 (validation: pretrained 0.6 then 0.8, random 0.7 then 0.5, the test
+    scores given), then seeds 2 and 3 at each model's chosen rate."""
+    folder.mkdir()
+    runs = []
+    for rate, validation, test in ((1e-3, (0.6, 0.7), test_scores[0]), (3e-3, (0.8, 0.5), test_scores[1])):
+        values = {"pretrained": [validation[0]], "random": [validation[1]]}
+        runs += write_runs(folder, predictions, values, rate=rate, test=test)
+    runs += write_runs(folder, predictions, {"pretrained": [0.7, 0.7]}, 3e-3, search=False, first_seed=2)
+    return runs + write_runs(folder, predictions, {"random": [0.6, 0.6]}, 1e-3, search=False, first_seed=2)
+
+
+def test_each_model_is_reported_at_the_rate_its_validation_median_chooses_whatever_the_test_scores(party, tmp_path):
+    truth = read_task_dir(str(party))[1]["test"].column("label").to_pylist()
+    predictions = {"pretrained": truth, "random": [0] * len(truth)}
+    baselines = tmp_path / "baselines.json"
+    run_baselines(str(party), str(baselines))
+    found = {}
+    for name, test_scores in (("low", (0.1, 0.2)), ("high", (0.9, 0.2))):  # the rate that wins on test changes
+        runs = searched(tmp_path / name, predictions, test_scores)
+        found[name] = summarize_task(
+            str(party / "task.json"), runs, GRID, str(baselines), str(tmp_path / f"{name}.json")
+        )
+    models = found["low"]["models"]
+    assert [models[name]["learning_rate"] for name in ("pretrained", "random")] == [3e-3, 1e-3]
+    assert models["pretrained"]["search"] == [{"learning_rate": 1e-3, "validation": 0.6, "runs": 1},
+                                              {"learning_rate": 3e-3, "validation": 0.8, "runs": 1}]  # fmt: skip
+    assert [run["seed"] for run in models["pretrained"]["runs"]] == [1, 2, 3]
+    assert [run["validation"]["macro_f1"] for run in models["random"]["runs"]] == [0.7, 0.6, 0.6]  # at 1e-3 only
+    assert found["low"]["learning_rates"] == {"grid": [1e-3, 3e-3], "search_seeds": 1, "chosen_on": "validation",
+                                              "metric": "macro_f1"}  # fmt: skip
+    for name in ("pretrained", "random"):
+        assert found["high"]["models"][name]["learning_rate"] == models[name]["learning_rate"]
+    assert found["high"]["models"]["random"]["summary"] != models["random"]["summary"]  # the test scores did change
+    rows = dict(task_rows({**found["low"], "description": "the party"}))
+    assert rows["learning rate"] == (
+        "chosen per model on the median validation macro_f1 over 1 seed from 0.001, 0.003 "
+        "(then run with seeds 2 to 3): pretrained 0.003, random 0.001"
+    )
+
+
+def test_a_run_at_a_rate_its_search_does_not_choose_is_refused(party, tmp_path):
+    truth = read_task_dir(str(party))[1]["test"].column("label").to_pylist()
+    predictions = {"pretrained": truth, "random": truth}
+    runs = searched(tmp_path / "runs", predictions, (0.5, 0.5))
+    runs += write_runs(tmp_path / "runs", predictions, {"pretrained": [0.7]}, 1e-3, search=False, first_seed=4)
+    baselines = tmp_path / "baselines.json"
+    run_baselines(str(party), str(baselines))
+    with pytest.raises(DataError, match=r"result of 'pretrained', seed 4: it ran at the learning rate 0.001, but its "
+                                        r"model's search chooses 0.003 \(rerun it\)"):  # fmt: skip
+        summarize_task(str(party / "task.json"), runs, GRID, str(baselines), str(tmp_path / "metrics.json"))
+    assert not (tmp_path / "metrics.json").exists()

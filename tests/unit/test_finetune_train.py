@@ -46,7 +46,7 @@ def prepared(tiny_data, tmp_path_factory):
 def job(prepared, tmp_path, kind="pretrained", model=None, **overrides) -> FinetuneJob:
     root, own, task = prepared
     settings = {"task_dir": str(task), "name": kind, "kind": kind, "model": model or own, "seed": 1,
-                "recipe": RECIPE, "eval_batch_size": 8, "backend": "cpu",
+                "recipe": RECIPE, "rate": "lr-0.005", "eval_batch_size": 8, "backend": "cpu",
                 "checkpoints": str(tmp_path / "checkpoints"), **overrides}  # fmt: skip
     return FinetuneJob(**settings)
 
@@ -56,9 +56,59 @@ def test_two_runs_give_identical_results_and_leave_no_checkpoint(prepared, tmp_p
     second = finetune(job(prepared, tmp_path), str(tmp_path / "b.json"))
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     assert first == second and set(first["test"]) == {"macro_f1", "accuracy"}
-    assert 1 <= first["best_epoch"] <= 3 and first["recipe"] == RECIPE
+    assert 1 <= first["best_epoch"] <= 3 and first["recipe"] == RECIPE and first["search"] is True
     assert set(first["classes_predicted"]) == {"validation", "test"} and first["classes_predicted"]["test"] in (1, 2)
     assert not any((tmp_path / "checkpoints").glob("*/checkpoint-*"))
+
+
+def test_a_chosen_run_takes_the_rate_its_search_chooses_on_validation_and_a_rate_off_the_grid_is_refused(
+    prepared, tmp_path
+):
+    grid = {**RECIPE, "learning_rate": [1e-3, 5e-3, 2e-2]}
+    search = []
+    for rate, scores in ((1e-3, [0.5, 0.9]), (5e-3, [0.7, 0.8]), (2e-2, [None, 0.75])):  # medians 0.7, 0.75, 0.75
+        for seed, score in enumerate(scores, 1):
+            search.append(tmp_path / f"search-{rate}-{seed}.json")
+            run = {"recipe": {**RECIPE, "learning_rate": rate}, "validation": {"macro_f1": score}, "test": {}}
+            search[-1].write_text(json.dumps(run))
+    found = finetune(job(prepared, tmp_path, recipe=grid, rate="chosen", search=tuple(map(str, search))),
+                     str(tmp_path / "chosen.json"))  # fmt: skip
+    assert found["recipe"] == {**RECIPE, "learning_rate": 5e-3}  # the first of the two best medians
+    assert found["search"] is False
+    with pytest.raises(DataError, match=r"finetune run 'lr-0.01': 0.01 is not a learning rate of the recipe's grid"):
+        finetune(job(prepared, tmp_path, recipe=grid, rate="lr-0.01"), str(tmp_path / "off.json"))
+    assert not (tmp_path / "off.json").exists()
+
+
+def test_test_labels_cannot_move_the_rate_a_search_chooses(prepared, tmp_path):
+    """A search over two rates with seed 1, then seed 2 at the chosen rate, on a task with its own test file; then the
+    same with the test file relabelled: the chosen rate and every validation score stay, the test scores move."""
+    rows, grid = pair_rows(80), {**RECIPE, "learning_rate": [1e-4, 2e-2]}
+    train = write_csv(tmp_path / "train.csv", rows[:60])
+    found = []
+    for flipped in (False, True):
+        labels = {"same": "different", "different": "same"} if flipped else {}
+        relabelled = [{**row, "label": labels.get(row["label"], row["label"])} for row in rows[60:]]
+        folder = tmp_path / f"flipped-{flipped}"
+        split = {"validation_fraction": 0.25, "test_fraction": 0, "seed": 0}
+        prepare_task(
+            files_task(train, test=str(write_csv(folder / "test.csv", relabelled)), split=split), str(folder / "task")
+        )
+        search = []
+        for rate in grid["learning_rate"]:
+            search.append(folder / f"lr-{rate!r}.json")
+            finetune(
+                job(prepared, tmp_path, recipe=grid, rate=f"lr-{rate!r}", task_dir=str(folder / "task")),
+                str(search[-1]),
+            )
+        chosen = job(prepared, tmp_path, recipe=grid, rate="chosen", search=tuple(map(str, search)), seed=2,
+                     task_dir=str(folder / "task"))  # fmt: skip
+        found.append(
+            [json.loads(path.read_text()) for path in search] + [finetune(chosen, str(folder / "chosen.json"))]
+        )
+    assert found[0][-1]["recipe"] == found[1][-1]["recipe"]
+    assert [run["validation"] for run in found[0]] == [run["validation"] for run in found[1]]
+    assert found[0][-1]["test"] != found[1][-1]["test"]
 
 
 class Killed(Exception):
@@ -137,8 +187,8 @@ def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, t
     """scripts/finetune.py, offline from the start (no retries): exit 1, what was tried, no output."""
     out = tmp_path / "o.json"
     arguments = ["--task", str(prepared[2]), "--name", "other", "--kind", "reference", "--model", "someone/bert",
-                 "--seed", "1", "--recipe", json.dumps(RECIPE), "--eval-batch-size", "8", "--backend", "cpu",
-                 "--checkpoints", str(tmp_path / "checkpoints"), "--out", str(out)]  # fmt: skip
+                 "--seed", "1", "--recipe", json.dumps(RECIPE), "--rate", "lr-0.005", "--eval-batch-size", "8",
+                 "--backend", "cpu", "--checkpoints", str(tmp_path / "checkpoints"), "--out", str(out)]  # fmt: skip
     done = subprocess.run([sys.executable, str(REPO / "scripts/finetune.py"), *arguments], cwd=tmp_path,
                           env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 1

@@ -76,7 +76,7 @@ def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp
     """Each stage that draws at random, forced to run again in a copy of the run: the task's splits, a fine-tuning
     run of the pretrained model and the baselines come out byte-identical (metrics.json is their summary)."""
     workdir = copy_build(finetuned[0], tmp_path / "work")
-    targets = ["results/finetune/pairs/runs/pretrained/seed-1.json", "results/finetune/pairs/baselines.json"]
+    targets = ["results/finetune/pairs/runs/pretrained/lr-0.005/seed-1.json", "results/finetune/pairs/baselines.json"]
     splits = sorted(path for path in (workdir / "results/finetune/pairs/data").rglob("*") if path.is_file())
     files = [workdir / target for target in targets] + splits
     before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in files}
@@ -90,6 +90,7 @@ def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp
     ("change", "reruns"),
     [
         ({"recipe": {"learning_rate": 1e-3, "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 9}),
+        ({"recipe": {"learning_rate": [5e-3, 1e-2], "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 9}),
         ({"seeds": 2}, {"finetune": 9}),
         ({"compare": []}, {}),
     ],
@@ -101,6 +102,26 @@ def test_a_finetune_change_reruns_fine_tuning_only(finetuned, change, reruns):
     assert set(planned) <= FINETUNE_RULES | AFTER_FINETUNING
     assert {rule: count for rule, count in planned.items() if rule == "finetune"} == reruns
     assert "prepare_task" not in planned
+
+
+def test_a_grid_searched_with_one_seed_then_runs_the_chosen_rate_with_the_other_seeds(finetuned, tmp_path):
+    """Two rates tried with seed 1, then seed 2 at each model's chosen rate: the DAG fixed at parse time (the chosen
+    runs' inputs are the model's search runs), and a chosen run at the rate its search's validation scores choose
+    (that test labels cannot move it: tests/unit/test_finetune_train.py)."""
+    workdir = copy_build(finetuned[0], tmp_path / "work")
+    recipe = {"learning_rate": [1e-4, 2e-2], "epochs": 2, "batch_size": 16, "max_length": 32}
+    config = with_finetune(workdir, tasks=[TASKS[0]], compare=[], seeds=2, search_seeds=1, recipe=recipe)
+    planned = planned_jobs(workdir, config, "results/finetune/pairs/metrics.json")
+    assert planned["finetune"] == 6 and "prepare_task" not in planned  # 2 models x (2 rates + 1 chosen seed)
+    snakemake(workdir, "results/finetune/pairs/runs/pretrained/chosen/seed-2.json", config=config)
+    runs = workdir / "results/finetune/pairs/runs/pretrained"
+    assert sorted(path.relative_to(runs).as_posix() for path in runs.rglob("*.json")) == [
+        "chosen/seed-2.json", "lr-0.0001/seed-1.json", "lr-0.005/seed-1.json", "lr-0.02/seed-1.json"]  # fmt: skip
+    # lr-0.005: the copied run's own rate
+    search = {rate: json.loads((runs / f"lr-{rate}/seed-1.json").read_text()) for rate in ("0.0001", "0.02")}
+    best = max(search.values(), key=lambda run: run["validation"]["macro_f1"])  # the first of the list on ties
+    chosen = json.loads((runs / "chosen/seed-2.json").read_text())
+    assert chosen["recipe"] == best["recipe"] and chosen["search"] is False and chosen["seed"] == 2
 
 
 def test_a_task_split_change_reprepares_that_task_only(finetuned):
@@ -129,8 +150,8 @@ def test_a_bad_task_or_model_fails_its_job_naming_it_and_leaves_no_metrics(copie
     assert not (copied / "results/finetune/nolabel").exists()
     compare = [{"name": "generic", "model": "someone/missing-bert"}]
     config = with_finetune(copied, tasks=[TASKS[0]], compare=compare, seeds=1)
-    done = snakemake(copied, "results/finetune/pairs/runs/generic/seed-1.json", config=config, check=False)
+    done = snakemake(copied, "results/finetune/pairs/runs/generic/lr-0.005/seed-1.json", config=config, check=False)
     assert done.returncode != 0
-    log = (copied / "logs/finetune/pairs/generic/seed-1.log").read_text()
+    log = (copied / "logs/finetune/pairs/generic/lr-0.005/seed-1.log").read_text()
     assert "finetune model 'generic' 'someone/missing-bert' could not be loaded: tried a folder" in log
     assert not (copied / "results/finetune/pairs/runs/generic").exists()
