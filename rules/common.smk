@@ -259,12 +259,29 @@ def finetune_search_runs(wildcards):
 
 def finetune_runs(wildcards):
     """Every fine-tuning result of the task: each model's search over the grid, then its chosen rate's other seeds."""
+    if "finetune" not in config["finetune"]["protocols"]:
+        return []
     recipe = task_recipe(wildcards)
     return [
         path
         for model in FINETUNE_MODELS
         for path in finetune_plan.model_runs(wildcards.task, config["finetune"], recipe, model)
     ]
+
+
+def probe_runs(wildcards):
+    """Every linear-probe result of the task: each model, each seed."""
+    if "linear_probe" not in config["finetune"]["protocols"]:
+        return []
+    return [
+        path
+        for model in FINETUNE_MODELS
+        for path in finetune_plan.probe_runs(wildcards.task, config["finetune"], model)
+    ]
+
+
+def probe_max_length(wildcards):
+    return task_recipe(wildcards)["max_length"]
 
 
 def final_targets():

@@ -56,6 +56,32 @@ rule finetune:
         " --gaudi-config {params.gaudi_config:q} --threads {threads} --out {output} > {log} 2>&1"
 
 
+rule linear_probe:
+    input:
+        data="results/finetune/{task}/data",
+        model=finetune_model_inputs,
+    output:
+        finetune_plan.probe_runs("{task}", config["finetune"], "{model}"),
+    log:
+        "logs/finetune/{task}/{model}/linear_probe.log",
+    benchmark:
+        "benchmarks/finetune/{task}/{model}/linear_probe.tsv"
+    conda:
+        "../envs/pipeline.yaml"
+    threads: 4
+    params:
+        script=script("linear_probe.py"),
+        code=code("linear_probe.py"),
+        kind=finetune_model_kind,
+        source=finetune_model_source,
+        max_length=probe_max_length,
+        batch_size=config["finetune"]["eval_batch_size"],
+    shell:
+        "python {params.script} --task {input.data} --name {wildcards.model} --kind {params.kind}"
+        " --model {params.source:q} --max-length {params.max_length} --batch-size {params.batch_size}"
+        " --threads {threads} --out {output:q} > {log} 2>&1"
+
+
 rule finetune_baselines:
     input:
         "results/finetune/{task}/data",
@@ -76,6 +102,7 @@ rule summarize_finetune:
     input:
         data="results/finetune/{task}/data",
         runs=finetune_runs,
+        probes=probe_runs,
         baselines="results/finetune/{task}/baselines.json",
     output:
         "results/finetune/{task}/metrics.json",
@@ -90,4 +117,5 @@ rule summarize_finetune:
         learning_rates=learning_rates_json,
     shell:
         "python {params.script} --task {input.data}/task.json --baselines {input.baselines}"
-        " --learning-rates {params.learning_rates:q} --out {output} {input.runs:q} > {log} 2>&1"
+        " --learning-rates {params.learning_rates:q} --runs {input.runs:q} --probes {input.probes:q} --out {output}"
+        " > {log} 2>&1"

@@ -18,13 +18,14 @@ def main() -> None:
     parser.add_argument("--baselines", required=True)
     parser.add_argument("--learning-rates", required=True, help="the task's learning-rate grid, as JSON")
     parser.add_argument("--out", required=True)
-    parser.add_argument("runs", nargs="+", help="the fine-tuning results")
+    parser.add_argument("--runs", nargs="*", default=[], help="the fine-tuning results")
+    parser.add_argument("--probes", nargs="*", default=[], help="the linear-probe results")
     args = parser.parse_args()
     print(
         json.dumps(
-            summarize_task(args.task, args.runs, json.loads(args.learning_rates), args.baselines, args.out)[
-                "pretraining_gain"
-            ]
+            summarize_task(
+                args.task, args.runs, args.probes, json.loads(args.learning_rates), args.baselines, args.out
+            )["pretraining_gain"]
         )
     )
 

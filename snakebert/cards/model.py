@@ -9,7 +9,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
-from ..report.downstream import comparison_rows, gain_line, rate_text
+from ..report.downstream import PROBE, comparison_rows, gain_line, rate_text
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
 
 MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)
@@ -56,7 +56,10 @@ def mlm_results(evaluation: dict, sources: list[str]) -> list[EvalResult]:
 
 def downstream_results(task: dict) -> list[EvalResult]:
     """The pretrained model's median over seeds of each metric of `task` (a fine-tuning metrics file)."""
-    summary = next(model["summary"] for model in task["models"].values() if model["kind"] == "pretrained")
+    sections = [task, task["linear_probe"] or {"models": {}}]  # fine-tuned, or probed where nothing was fine-tuned
+    summary = next(
+        m["summary"] for section in sections for m in section["models"].values() if m["kind"] == "pretrained"
+    )
     return [
         EvalResult(
             task_type=DOWNSTREAM_TASK_TYPE,
@@ -158,9 +161,23 @@ def task_text(task: dict) -> str:
     ]
     table = markdown_table(["model", "kind", *task["metrics"]], rows)
     against = bullets(dict(comparison_rows(task)))
-    rates = f"Learning rate: {rate_text(task)}."
-    parts = [f"### {task['task']}", about, table, rates, f"Did pretraining pay? {gain_line(task)}.", against]
+    parts = [f"### {task['task']}", about, table]
+    if task["learning_rates"]:
+        parts += [f"Learning rate: {rate_text(task)}.", f"Did pretraining pay? {gain_line(task)}.", against]
+    if task["linear_probe"]:
+        parts.append(probe_text(task))
     return "\n\n".join(part for part in parts if part)
+
+
+def probe_text(task: dict) -> str:
+    """The linear probe's main scores and its answer, in a paragraph."""
+    probe, metric = {**task, **task["linear_probe"]}, task["main_metric"]
+    models = [
+        f"{name} {spread(model['summary'][metric])}"
+        for name, model in probe["models"].items()
+        if model["kind"] != "baseline"
+    ]
+    return f"Linear probe ({PROBE}), {metric}: {', '.join(models)}. Did pretraining pay? {gain_line(probe)}."
 
 
 def model_card(

@@ -81,3 +81,8 @@ def model_runs(task: str, finetune: dict, recipe: dict, model: str) -> list[str]
     return search_runs(task, finetune, recipe, model) + [
         f"results/finetune/{task}/runs/{model}/{CHOSEN}/seed-{seed}.json" for seed in chosen
     ]
+
+
+def probe_runs(task: str, finetune: dict, model: str) -> list[str]:
+    """A model's linear-probe results, seed by seed (one job writes them all)."""
+    return [f"results/finetune/{task}/probe/{model}/seed-{seed}.json" for seed in range(1, finetune["seeds"] + 1)]

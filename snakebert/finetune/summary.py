@@ -2,7 +2,9 @@
 median and min-max over seeds, the baselines beside them, and how the pretrained model compares with every other
 model: its main score minus theirs, with a 95% interval from a paired bootstrap over the split's groups and the seeds
 (interval.py), and the verdict that interval gives. `pretraining_gain` is the comparison with random initialisation,
-with the difference seed by seed (both start from the same seed's classifier head and data order)."""
+with the difference seed by seed (both start from the same seed's classifier head and data order). The fine-tuned
+runs, each model at the rate its validation chose (rates.py), are the top level; the linear probe's runs
+(probe.py) the same under `linear_probe`."""
 
 import json
 from pathlib import Path
@@ -112,42 +114,71 @@ def _search_settings(models: dict, grid: list[float], metric: str) -> dict:
     return {"grid": grid, "search_seeds": max(searched, default=0), "chosen_on": "validation", "metric": metric}
 
 
-def summarize_task(task_file: str, run_files: list[str], grid: list[float], baselines_file: str, out: str) -> dict:
-    task = read_json(task_file, "task file")
-    models, predictions, machines, by_model = {}, {}, {}, {}
+def _fine_tuned(run_files: list[str], grid: list[float], metric: str, machines: dict) -> tuple[dict, dict]:
+    """Each fine-tuned model's entry (its chosen rate, its search, its runs at that rate) and their predictions."""
+    models, predictions, by_model = {}, {}, {}
     for path in run_files:  # the models in the order they come
         run = read_json(path, "fine-tuning result")
         by_model.setdefault(run["model"], []).append(run)
+        machines.setdefault(json.dumps(run["machine"], sort_keys=True), run["machine"])
     for name, runs in by_model.items():
-        rate, search, reported = _rate_search(runs, grid, task["main_metric"])
+        rate, search, reported = _rate_search(runs, grid, metric)
         models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"], "learning_rate": rate, "search": search}
         models[name]["runs"] = [
             {key: run[key] for key in ("seed", "best_epoch", "classes_predicted", *SPLIT_KEYS) if key in run}
             for run in reported
         ]
         predictions[name] = [run["predictions"] for run in reported]
-        for run in runs:
-            machines.setdefault(json.dumps(run["machine"], sort_keys=True), run["machine"])
-    for name, scored in read_json(baselines_file, "baselines file").items():
+    return models, predictions
+
+
+def _probed(probe_files: list[str], machines: dict) -> tuple[dict, dict]:
+    """Each probed model's entry (its runs, seed by seed, with the strength validation chose) and their predictions."""
+    models, predictions = {}, {}
+    for path in probe_files:
+        run = read_json(path, "linear-probe result")
+        machines.setdefault(json.dumps(run["machine"], sort_keys=True), run["machine"])
+        entry = models.setdefault(run["model"], {"kind": run["kind"], "model": run["source"], "runs": []})
+        entry["runs"].append({key: run[key] for key in ("seed", "strength", *SPLIT_KEYS) if key in run})
+        predictions.setdefault(run["model"], []).append(run["predictions"])
+    return models, predictions
+
+
+def _protocol(task: dict, task_dir: Path, models: dict, predictions: dict, baselines: dict) -> dict:
+    """One protocol's models beside the baselines, each summarised, the comparisons and the pretraining gain."""
+    models = {**models}
+    predictions = {**predictions}
+    for name, scored in baselines.items():
         kept = {key: value for key, value in scored.items() if key != "predictions"}
         models[name] = {"kind": "baseline", "model": None, "runs": [{"seed": None, **kept}]}
         predictions[name] = [scored["predictions"]]
     for entry in models.values():
         entry["summary"] = _summarised(entry["runs"], task)
         entry["one_class_runs"] = _one_class_runs(entry["runs"], task)
+    comparisons = _comparisons(task, task_dir, models, predictions)
+    return {"models": models, "comparisons": comparisons, "pretraining_gain": _gain(models, task, comparisons)}
+
+
+def summarize_task(
+    task_file: str, run_files: list[str], probe_files: list[str], grid: list[float], baselines_file: str, out: str
+) -> dict:
+    """The fine-tuning runs' summary at the top level (with the baselines), the linear probe's in `linear_probe`."""
+    task, task_dir, machines = read_json(task_file, "task file"), Path(task_file).parent, {}
+    baselines = read_json(baselines_file, "baselines file")
+    tuned = _protocol(task, task_dir, *_fine_tuned(run_files, grid, task["main_metric"], machines), baselines)
+    probe = _protocol(task, task_dir, *_probed(probe_files, machines), baselines) if probe_files else None
     split = task["reported_split"]
-    comparisons = _comparisons(task, Path(task_file).parent, models, predictions)
+    seeded = tuned["models"].get(OURS) or (probe or {"models": {}})["models"].get(OURS, {"runs": []})
     summary = {
         **{key: task[key] for key in ("task", "type", "description", "problem", "labels", "main_metric", "metrics")},
         "reported_split": split,
         "splits": {name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task["splits"].items()},
-        "seeds": sorted({run["seed"] for run in models.get(OURS, {"runs": []})["runs"]}),
-        "learning_rates": _search_settings(models, grid, task["main_metric"]),
-        "models": models,
+        "seeds": sorted({run["seed"] for run in seeded["runs"]}),
+        "learning_rates": _search_settings(tuned["models"], grid, task["main_metric"]) if run_files else None,
+        **tuned,
         "machines": list(machines.values()),
         "bootstrap": {"level": LEVEL, "resamples": RESAMPLES, "groups": task["splits"][split]["groups"]},
-        "comparisons": comparisons,
-        "pretraining_gain": _gain(models, task, comparisons),
+        "linear_probe": probe,
     }
     write_json(out, summary)
     return summary

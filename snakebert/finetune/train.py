@@ -33,12 +33,13 @@ from .rates import chosen_rate
 UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chosen: the worst a correlation can be
 
 
-def load_tokenizer(job: FinetuneJob):
-    tokenizer = load_named(AutoTokenizer.from_pretrained, job.model, f"finetune model {job.name!r}")
+def load_tokenizer(model: str, name: str):
+    """The tokenizer of `model` (a folder or a Hub id), the model named `name` in the results."""
+    tokenizer = load_named(AutoTokenizer.from_pretrained, model, f"finetune model {name!r}")
     missing = [role for role in ("cls_token", "mask_token") if getattr(tokenizer, f"{role}_id", None) is None]
     if missing:
         raise DataError(
-            f"finetune model {job.name!r} ({job.model}): its tokenizer has no {' or '.join(missing)}, so it is not "
+            f"finetune model {name!r} ({model}): its tokenizer has no {' or '.join(missing)}, so it is not "
             "a BERT-style model that fine-tunes as this one does"
         )
     return tokenizer
@@ -188,7 +189,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         torch.set_num_threads(job.threads)
     task, tables = read_task_dir(job.task_dir)
     job = dataclasses.replace(job, recipe={**job.recipe, "learning_rate": run_rate(job, task)})
-    tokenizer = load_tokenizer(job)
+    tokenizer = load_tokenizer(job.model, job.name)
     regression = task["labels"] is None
     length = job.recipe["max_length"]
     splits = {

@@ -1,10 +1,14 @@
 """The report's downstream results in words: per task, each model's scores on the reported split (median and
 min-max over seeds), the baselines, each model's learning rate and how it was chosen, the line that answers "did
 pretraining pay?" from the 95% interval of the gain, and the pretrained model against every other model, each with its
-interval and verdict."""
+interval and verdict; then the same for the linear probe of each model's frozen features."""
 
 from ..cards import plural
 
+PROBE = (
+    "each model frozen, a logistic regression on its mean-pooled last hidden states, its strength chosen on "
+    "validation: what the weights hold, with no learning rate to get wrong"
+)
 KIND_NAMES = {"random_init": "random init", "reference": "reference", "baseline": "baseline"}  # pretrained: its name
 
 
@@ -70,7 +74,7 @@ def gain_line(results: dict) -> str:
     )
 
 
-def comparison_rows(results: dict) -> list[tuple[str, str]]:
+def comparison_rows(results: dict, prefix: str = "") -> list[tuple[str, str]]:
     """The pretrained model against every other model but random initialisation (the gain line has it)."""
     rows = []
     for name, compared in results["comparisons"].items():
@@ -78,12 +82,38 @@ def comparison_rows(results: dict) -> list[tuple[str, str]]:
             continue
         rows.append(
             (
-                f"pretrained against {name}",
+                f"{prefix}pretrained against {name}",
                 f"{compared['verdict']}: {compared['metric']} {compared['difference']:+.3f} (medians); "
                 f"{interval_text(compared, results)}",
             )
         )
     return rows
+
+
+def model_rows(results: dict, prefix: str = "") -> list[tuple[str, str]]:
+    """Each model's scores on the reported split: median and min to max over seeds."""
+    rows = []
+    for name, entry in results["models"].items():
+        runs = len(entry["runs"])
+        details = [KIND_NAMES.get(entry["kind"]), f"{runs} seeds" if entry["kind"] != "baseline" else None]
+        label = f"{prefix}{name} ({', '.join(detail for detail in details if detail)})"
+        found = ", ".join(score(entry["summary"][metric]) for metric in results["metrics"])
+        if entry["one_class_runs"]:
+            found += f"; {entry['one_class_runs']} of {runs} seeds answer one class to every example"
+        rows.append((label, found))
+    return rows
+
+
+def probe_rows(results: dict) -> list[tuple[str, str]]:
+    """The linear probe's models (the baselines are the fine-tuning's rows), its answer and its comparisons."""
+    probe = {**results, **results["linear_probe"]}
+    models = {name: entry for name, entry in probe["models"].items() if entry["kind"] != "baseline"}
+    return [
+        ("linear probe", PROBE),
+        *model_rows({**probe, "models": models}, "probe: "),
+        ("did pretraining pay? (linear probe)", gain_line(probe)),
+        *comparison_rows(probe, "probe: "),
+    ]
 
 
 def task_rows(results: dict) -> list[tuple[str, str]]:
@@ -92,16 +122,11 @@ def task_rows(results: dict) -> list[tuple[str, str]]:
         ("task", results["description"]),
         ("splits", "; ".join(f"{name}: {balance(counts)}" for name, counts in results["splits"].items())),
         (f"scores on {split}", ", ".join(results["metrics"]) + " (median, min to max over seeds)"),
+        *model_rows(results),
     ]
-    for name, entry in results["models"].items():
-        runs = len(entry["runs"])
-        details = [KIND_NAMES.get(entry["kind"]), f"{runs} seeds" if entry["kind"] != "baseline" else None]
-        label = f"{name} ({', '.join(detail for detail in details if detail)})"
-        found = ", ".join(score(entry["summary"][metric]) for metric in results["metrics"])
-        if entry["one_class_runs"]:
-            found += f"; {entry['one_class_runs']} of {runs} seeds answer one class to every example"
-        rows.append((label, found))
-    rows.append(("learning rate", rate_text(results)))
+    if results["learning_rates"]:
+        rows.append(("learning rate", rate_text(results)))
     rows.append(("measured on", "; ".join(map(machine_text, results["machines"]))))
-    rows.append(("did pretraining pay?", gain_line(results)))
-    return rows + comparison_rows(results)
+    if results["learning_rates"]:
+        rows += [("did pretraining pay? (fine-tuned)", gain_line(results)), *comparison_rows(results)]
+    return rows + (probe_rows(results) if results["linear_probe"] else [])

@@ -136,6 +136,11 @@ ADDITIONAL = "Additional properties are not allowed"
             "config finetune.recipe.learning_rate: [0.001, 0.001] has non-unique elements",
             id="learning-rate-grid-repeated",
         ),
+        pytest.param(
+            {"finetune": {"protocols": ["probe"]}},
+            "config finetune.protocols[0]: 'probe' is not one of ['finetune', 'linear_probe']",
+            id="protocol-unknown",
+        ),
     ],
 )
 def test_an_unknown_key_a_wrong_type_or_a_value_out_of_range_is_refused_naming_the_key(config, message):

@@ -1,6 +1,8 @@
 """The task metrics against scikit-learn's and scipy's own calls on fixed inputs, the baselines, and the summary's
 median, spread and pretraining gain, and the intervals and verdicts of its comparisons."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy.stats import pearsonr, spearmanr
@@ -18,15 +20,31 @@ TRUTH = np.array([0, 1, 1, 0, 1, 1, 0, 0, 1, 1])
 GUESS = np.array([0, 1, 0, 0, 1, 1, 1, 0, 1, 0])
 
 
+def sklearns(truth, guess, classes: int) -> dict[str, float]:
+    labels = list(range(classes))
+    found = {
+        "accuracy": accuracy_score(truth, guess),
+        "macro_f1": f1_score(truth, guess, average="macro", labels=labels, zero_division=0),
+        "matthews": matthews_corrcoef(truth, guess),
+    }
+    return found | ({"f1": f1_score(truth, guess, zero_division=0)} if classes == 2 else {})
+
+
 def test_class_metrics_are_scikit_learns():
     found = scores(["accuracy", "macro_f1", "f1", "matthews"], TRUTH, GUESS, 2)
-    assert found == {
-        "accuracy": accuracy_score(TRUTH, GUESS),
-        "macro_f1": f1_score(TRUTH, GUESS, average="macro"),
-        "f1": f1_score(TRUTH, GUESS),
-        "matthews": matthews_corrcoef(TRUTH, GUESS),
-    }
+    assert found == pytest.approx(sklearns(TRUTH, GUESS, 2), rel=1e-12, abs=1e-15)
     assert found["accuracy"] == 0.7 and found["f1"] == pytest.approx(8 / 11)  # precision 4/5, recall 4/6
+
+
+def test_class_metrics_are_scikit_learns_on_many_draws_with_classes_missing_and_one_class_answers():
+    draws = np.random.default_rng(0)
+    for case in range(300):
+        classes, size = int(draws.integers(2, 5)), int(draws.integers(1, 40))
+        truth = draws.integers(0, classes, size)
+        guess = np.full(size, case % classes) if case % 7 == 0 else draws.integers(0, classes - case % 2, size)
+        names = ["accuracy", "macro_f1", "matthews", *(["f1"] if classes == 2 else [])]
+        assert scores(names, truth, guess, classes) == pytest.approx(sklearns(truth, guess, classes), rel=1e-12,
+                                                                     abs=1e-15), (truth, guess)  # fmt: skip
 
 
 def test_macro_f1_counts_a_class_never_predicted_as_zero():
@@ -95,7 +113,7 @@ def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(
     runs = write_runs(tmp_path, predictions, {"pretrained": [0.6, 0.7, 0.5], "random": [0.5, 0.5, 0.6]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, [3e-3], str(baselines), str(tmp_path / "metrics.json"))
+    found = summarize_task(str(party / "task.json"), runs, [], [3e-3], str(baselines), str(tmp_path / "metrics.json"))
     assert list(found["models"]) == ["pretrained", "random", "majority", "tfidf"]
     assert [found["models"][name]["one_class_runs"] for name in ("pretrained", "random", "tfidf")] == [1, 2, None]
     assert found["models"]["pretrained"]["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7, "runs": 3}
@@ -115,7 +133,8 @@ def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(
     assert found["machines"] == [MACHINE, {**MACHINE, "cpu_capability": "AVX2"}]  # each machine once, as they come
     rows = dict(task_rows({**found, "description": "the party"}))
     assert rows["measured on"] == "Some CPU (AVX512); Some CPU (AVX2)"
-    assert rows["did pretraining pay?"].startswith("yes: pretrained minus random init, macro_f1 +0.100")
+    assert rows["did pretraining pay? (fine-tuned)"].startswith("yes: pretrained minus random init, macro_f1 +0.100")
+    assert found["linear_probe"] is None and "did pretraining pay? (linear probe)" not in rows
     assert rows["pretrained against tfidf"].startswith("yes: macro_f1 ")
 
 
@@ -125,9 +144,9 @@ def test_the_verdict_is_no_when_the_interval_lies_below_zero_and_the_summary_is_
     runs = write_runs(tmp_path, predictions, {"pretrained": [0.5, 0.5], "random": [0.6, 0.7]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, [3e-3], str(baselines), str(tmp_path / "metrics.json"))
+    found = summarize_task(str(party / "task.json"), runs, [], [3e-3], str(baselines), str(tmp_path / "metrics.json"))
     assert found["pretraining_gain"]["verdict"] == "no" and found["pretraining_gain"]["interval"][1] < 0
-    summarize_task(str(party / "task.json"), runs, [3e-3], str(baselines), str(tmp_path / "again.json"))
+    summarize_task(str(party / "task.json"), runs, [], [3e-3], str(baselines), str(tmp_path / "again.json"))
     assert (tmp_path / "again.json").read_bytes() == (tmp_path / "metrics.json").read_bytes()
 
 
@@ -155,7 +174,7 @@ def test_each_model_is_reported_at_the_rate_its_validation_median_chooses_whatev
     for name, test_scores in (("low", (0.1, 0.2)), ("high", (0.9, 0.2))):  # the rate that wins on test changes
         runs = searched(tmp_path / name, predictions, test_scores)
         found[name] = summarize_task(
-            str(party / "task.json"), runs, GRID, str(baselines), str(tmp_path / f"{name}.json")
+            str(party / "task.json"), runs, [], GRID, str(baselines), str(tmp_path / f"{name}.json")
         )
     models = found["low"]["models"]
     assert [models[name]["learning_rate"] for name in ("pretrained", "random")] == [3e-3, 1e-3]
@@ -184,5 +203,56 @@ def test_a_run_at_a_rate_its_search_does_not_choose_is_refused(party, tmp_path):
     run_baselines(str(party), str(baselines))
     with pytest.raises(DataError, match=r"result of 'pretrained', seed 4: it ran at the learning rate 0.001, but its "
                                         r"model's search chooses 0.003 \(rerun it\)"):  # fmt: skip
-        summarize_task(str(party / "task.json"), runs, GRID, str(baselines), str(tmp_path / "metrics.json"))
+        summarize_task(str(party / "task.json"), runs, [], GRID, str(baselines), str(tmp_path / "metrics.json"))
     assert not (tmp_path / "metrics.json").exists()
+
+
+def write_probes(folder, predictions: dict[str, list], values: dict[str, float], seeds: int = 3) -> list[str]:
+    """Linear-probe results of each model, one per seed, every seed scoring `values` and predicting `predictions`."""
+    import json
+
+    kinds = {"pretrained": "pretrained", "random": "random_init"}
+    paths = []
+    for name, value in values.items():
+        for seed in range(1, seeds + 1):
+            paths.append(str(folder / f"probe-{name}-{seed}.json"))
+            scored = {"macro_f1": value, "accuracy": value}
+            run = {"task": "party", "model": name, "kind": kinds[name], "source": "results/model", "seed": seed,
+                   "protocol": "linear_probe", "strength": 1.0, "validation": scored, "test": scored,
+                   "predictions": predictions[name], "machine": MACHINE}  # fmt: skip
+            Path(paths[-1]).write_text(json.dumps(run))
+    return paths
+
+
+def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_baselines(party, tmp_path):
+    truth = read_task_dir(str(party))[1]["test"].column("label").to_pylist()
+    predictions = {"pretrained": truth, "random": [0] * len(truth)}
+    probes = write_probes(tmp_path, predictions, {"pretrained": 0.9, "random": 0.4})
+    runs = write_runs(
+        tmp_path, {"pretrained": [0] * len(truth), "random": truth}, {"pretrained": [0.5], "random": [0.6]}
+    )
+    baselines = tmp_path / "baselines.json"
+    run_baselines(str(party), str(baselines))
+    found = summarize_task(str(party / "task.json"), runs, probes, [3e-3], str(baselines), str(tmp_path / "both.json"))
+    probe = found["linear_probe"]
+    assert list(probe["models"]) == ["pretrained", "random", "majority", "tfidf"]
+    scored = {"macro_f1": 0.9, "accuracy": 0.9}
+    assert probe["models"]["pretrained"]["runs"][0] == {
+        "seed": 1,
+        "strength": 1.0,
+        "validation": scored,
+        "test": scored,
+    }
+    assert probe["pretraining_gain"]["verdict"] == "yes" and found["pretraining_gain"]["verdict"] == "no"
+    assert probe["models"]["tfidf"] == found["models"]["tfidf"]
+    rows = dict(task_rows({**found, "description": "the party"}))
+    assert rows["did pretraining pay? (fine-tuned)"].startswith("no: ")
+    assert rows["did pretraining pay? (linear probe)"].startswith("yes: pretrained minus random init, macro_f1 +0.500")
+    assert rows["probe: pretrained (3 seeds)"] == "0.900 (0.900 to 0.900), 0.900 (0.900 to 0.900)"
+    assert "probe: majority (baseline)" not in rows and "probe: pretrained against tfidf" in rows
+    alone = summarize_task(str(party / "task.json"), [], probes, [3e-3], str(baselines), str(tmp_path / "probe.json"))
+    assert alone["learning_rates"] is None and alone["pretraining_gain"] is None and alone["seeds"] == [1, 2, 3]
+    assert list(alone["models"]) == ["majority", "tfidf"] and alone["linear_probe"] == probe
+    rows = dict(task_rows({**alone, "description": "the party"}))
+    assert "did pretraining pay? (fine-tuned)" not in rows and "learning rate" not in rows
+    assert rows["did pretraining pay? (linear probe)"].startswith("yes: ")

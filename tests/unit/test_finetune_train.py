@@ -201,7 +201,7 @@ def test_every_fine_tuning_step_has_the_same_shapes(prepared, tmp_path):
     root, model_dir, task_dir = prepared
     run = job(prepared, tmp_path, recipe={**RECIPE, "max_length": 32})
     task, tables = read_task_dir(str(task_dir))
-    tokenizer = load_tokenizer(run)
+    tokenizer = load_tokenizer(run.model, run.name)
     splits = {split: EncodedSplit(table, tokenizer, 32, False, 8) for split, table in tables.items()}
     trainer = build_trainer(run, task, load_model(run, task), splits, tmp_path / "run")
     batches = list(trainer.get_train_dataloader())

@@ -12,7 +12,8 @@ from finetune_data import number_rows, pair_rows, write_csv, write_glue_folder, 
 from helpers import planned_jobs, snakemake
 from shared_builds import copy_build
 
-FINETUNE_RULES = {"prepare_task", "finetune", "finetune_baselines", "summarize_finetune"}
+VERDICTS = {"yes", "no", "not shown at this test size"}
+FINETUNE_RULES = {"prepare_task", "finetune", "linear_probe", "finetune_baselines", "summarize_finetune"}
 AFTER_FINETUNING = {"all", "plot_downstream", "report_summary", "model_card"}
 
 
@@ -56,20 +57,23 @@ def finetuned(copied):
 
 def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned):
     workdir, planned = finetuned
-    assert planned == {"all": 1, "prepare_task": 3, "finetune": 9, "finetune_baselines": 3, "summarize_finetune": 3,
-                       "plot_downstream": 1, "report_summary": 1, "model_card": 1}  # fmt: skip
+    assert planned == {"all": 1, "prepare_task": 3, "finetune": 9, "linear_probe": 9, "finetune_baselines": 3,
+                       "summarize_finetune": 3, "plot_downstream": 1, "report_summary": 1, "model_card": 1}  # fmt: skip
     results = {task["name"]: json.loads((workdir / f"results/finetune/{task['name']}/metrics.json").read_text())
                for task in TASKS}  # fmt: skip
     for found in results.values():
         assert list(found["models"]) == ["pretrained", "random", "reference", "majority", "tfidf"]
         assert found["models"]["reference"]["kind"] == "reference" and found["seeds"] == [1]
+        assert list(found["linear_probe"]["models"]) == list(found["models"])
+        assert found["linear_probe"]["pretraining_gain"]["verdict"] in VERDICTS
     assert results["pairs"]["labels"] == ["different", "same"] and results["pairs"]["reported_split"] == "test"
     assert results["numbers"]["labels"] is None and results["numbers"]["metrics"] == ["pearson", "spearman"]
     assert results["mrpc"]["labels"] == ["not_equivalent", "equivalent"] and results["mrpc"]["main_metric"] == "f1"
     assert results["mrpc"]["splits"]["test"]["examples"] == 24
     summary = (workdir / "results/report/summary.html").read_text()
     assert all(f"Downstream: {task['name']}" in summary for task in TASKS)
-    assert "did pretraining pay?" in summary and "<svg" in (workdir / "results/report/downstream.svg").read_text()
+    assert "did pretraining pay? (fine-tuned)" in summary and "did pretraining pay? (linear probe)" in summary
+    assert "<svg" in (workdir / "results/report/downstream.svg").read_text()
 
 
 def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp_path):

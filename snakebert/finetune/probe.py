@@ -1,0 +1,65 @@
+"""The linear probe: the model frozen, each example's features the mean of its encoder's last hidden states over its
+tokens (padding left out), and a logistic regression fitted on train (ridge, for a number) on the standardised
+features, its strength chosen on validation as TF-IDF's is (baselines.py). No learning rate and no gradient step on the
+model: it measures what the weights hold, and representation-learning papers report it beside fine-tuning. One job per
+model writes every seed's result: random initialisation draws its weights from each seed, while the pretrained and
+reference models are the same under every seed, so their features are computed once."""
+
+import numpy as np
+import torch
+from transformers import AutoConfig, AutoModel, set_seed
+from transformers.utils.logging import disable_progress_bar
+
+from ..files.json_files import write_json
+from ..machine import machine
+from ..named_loading import load_named
+from .baselines import fitted_on_validation
+from .encoded import EncodedSplit
+from .prepare import read_task_dir
+from .train import load_tokenizer
+
+STRENGTHS = (0.001, 0.01, 0.1, 1.0, 10.0)  # logistic regression's C on standardised features; ridge's alpha: 1 / C
+PROTOCOL = "linear_probe"
+
+
+def encoder(kind: str, source: str, seed: int, name: str):
+    """The model without any head, in evaluation mode: as saved, or its architecture drawn from `seed`."""
+    if kind == "random_init":
+        set_seed(seed)
+        return AutoModel.from_config(AutoConfig.from_pretrained(source)).eval()
+    return load_named(AutoModel.from_pretrained, source, f"finetune model {name!r}").eval()
+
+
+@torch.no_grad()
+def features(model, split: EncodedSplit, batch_size: int, device: str) -> np.ndarray:
+    """The mean of each example's last hidden states over its tokens, in fixed-size batches (one shape)."""
+    found = []
+    for start in range(0, len(split), batch_size):
+        batch = [split[index] for index in range(start, start + batch_size)]
+        inputs = {name: torch.stack([item[name] for item in batch]).to(device) for name in split.inputs}
+        hidden = model(**inputs).last_hidden_state
+        mask = inputs["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+        found.append(((hidden * mask).sum(1) / mask.sum(1)).float().cpu().numpy())
+    return np.concatenate(found)[: split.count]
+
+
+def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: int, batch_size: int, outs: list[str]):
+    """Probe `source` (the model named `name`) on the prepared task, seed 1..len(outs), each result to its file."""
+    disable_progress_bar()
+    task, tables = read_task_dir(task_dir)
+    tokenizer = load_tokenizer(source, name)
+    regression = task["labels"] is None
+    splits = {
+        split: EncodedSplit(table, tokenizer, max_length, regression, batch_size) for split, table in tables.items()
+    }
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    found = None
+    for seed, out in enumerate(outs, 1):
+        if found is None or kind == "random_init":
+            model = encoder(kind, source, seed, name).to(device)
+            pooled = {split: features(model, encoded, batch_size, device) for split, encoded in splits.items()}
+            found = fitted_on_validation(task, tables, pooled, STRENGTHS, standardised=True)
+        result = {"task": task["task"], "model": name, "kind": kind, "source": source, "seed": seed,
+                  "protocol": PROTOCOL, **found, "machine": machine(device)}  # fmt: skip
+        write_json(out, result)
+    return found
