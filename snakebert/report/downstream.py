@@ -15,7 +15,7 @@ KIND_NAMES = {"random_init": "random init", "reference": "reference", "baseline"
 def score(spread: dict | None) -> str:
     if spread is None:
         return "undefined"
-    if spread["runs"] == 1:
+    if spread["runs"] == 1 or spread["min"] == spread["max"]:
         return f"{spread['median']:.3f}"
     return f"{spread['median']:.3f} ({spread['min']:.3f} to {spread['max']:.3f})"
 

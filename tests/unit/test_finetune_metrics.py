@@ -248,7 +248,7 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
     rows = dict(task_rows({**found, "description": "the party"}))
     assert rows["did pretraining pay? (fine-tuned)"].startswith("no: ")
     assert rows["did pretraining pay? (linear probe)"].startswith("yes: pretrained minus random init, macro_f1 +0.500")
-    assert rows["probe: pretrained (3 seeds)"] == "0.900 (0.900 to 0.900), 0.900 (0.900 to 0.900)"
+    assert rows["probe: pretrained (3 seeds)"] == "0.900, 0.900"  # the seeds agree: no range
     assert "probe: majority (baseline)" not in rows and "probe: pretrained against tfidf" in rows
     alone = summarize_task(str(party / "task.json"), [], probes, [3e-3], str(baselines), str(tmp_path / "probe.json"))
     assert alone["learning_rates"] is None and alone["pretraining_gain"] is None and alone["seeds"] == [1, 2, 3]
