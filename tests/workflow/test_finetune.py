@@ -85,7 +85,7 @@ def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp
     files = [workdir / target for target in targets] + splits
     before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in files}
     config = with_finetune(workdir, tasks=TASKS, compare=COMPARE, seeds=1)
-    snakemake(workdir, "--forcerun", "prepare_task", *targets, config=config)
+    snakemake(workdir, *targets, "--forcerun", "prepare_task", config=config)  # targets first: --forcerun takes a list
     assert splits and all(path.stat().st_mtime_ns != before[path][1] for path in files)  # each written again
     assert {path: path.read_bytes() for path in files} == {path: content for path, (content, _) in before.items()}
 
