@@ -95,15 +95,8 @@ def _rate_search(runs: list[dict], grid: list[float], metric: str) -> tuple[floa
                 f"fine-tuning result of {run['model']!r}, seed {run['seed']}: it ran at the learning rate "
                 f"{run['recipe']['learning_rate']:g}, but its model's search chooses {rate:g} (rerun it)"
             )
-    medians = validation_medians(search, metric)
-    table = [
-        {
-            "learning_rate": each,
-            "validation": medians[each],
-            "runs": [run["recipe"]["learning_rate"] for run in search].count(each),
-        }
-        for each in grid
-    ]
+    medians, tried = validation_medians(search, metric), [run["recipe"]["learning_rate"] for run in search]
+    table = [{"learning_rate": each, "validation": medians[each], "runs": tried.count(each)} for each in grid]
     reported = sorted((run for run in runs if run["recipe"]["learning_rate"] == rate), key=lambda run: run["seed"])
     return rate, table, reported
 
@@ -168,12 +161,12 @@ def summarize_task(
     tuned = _protocol(task, task_dir, *_fine_tuned(run_files, grid, task["main_metric"], machines), baselines)
     probe = _protocol(task, task_dir, *_probed(probe_files, machines), baselines) if probe_files else None
     split = task["reported_split"]
-    seeded = tuned["models"].get(OURS) or (probe or {"models": {}})["models"].get(OURS, {"runs": []})
+    ours = [section["models"][OURS] for section in (tuned, probe) if section and OURS in section["models"]]
     summary = {
         **{key: task[key] for key in ("task", "type", "description", "problem", "labels", "main_metric", "metrics")},
         "reported_split": split,
         "splits": {name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task["splits"].items()},
-        "seeds": sorted({run["seed"] for run in seeded["runs"]}),
+        "seeds": sorted({run["seed"] for run in ours[0]["runs"]} if ours else []),
         "learning_rates": _search_settings(tuned["models"], grid, task["main_metric"]) if run_files else None,
         **tuned,
         "machines": list(machines.values()),
