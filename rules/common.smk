@@ -254,7 +254,7 @@ def finetune_search_runs(wildcards):
     if wildcards.rate != finetune_plan.CHOSEN:
         return []
     recipe = task_recipe(wildcards)
-    return finetune_plan.search_runs(wildcards.task, config["finetune"], recipe, wildcards.model)
+    return finetune_plan.search_runs(TASKS[wildcards.task], config["finetune"], recipe, wildcards.model)
 
 
 def finetune_runs(wildcards):
@@ -265,19 +265,24 @@ def finetune_runs(wildcards):
     return [
         path
         for model in FINETUNE_MODELS
-        for path in finetune_plan.model_runs(wildcards.task, config["finetune"], recipe, model)
+        for path in finetune_plan.model_runs(TASKS[wildcards.task], config["finetune"], recipe, model)
     ]
 
 
 def probe_runs(wildcards):
-    """Every linear-probe result of the task: each model, each seed."""
+    """Every linear-probe result of the task: each model, each fold, each seed."""
     if "linear_probe" not in config["finetune"]["protocols"]:
         return []
     return [
         path
         for model in FINETUNE_MODELS
-        for path in finetune_plan.probe_runs(wildcards.task, config["finetune"], model)
+        for fold in finetune_plan.fold_segments(TASKS[wildcards.task])
+        for path in finetune_plan.probe_runs(wildcards.task, config["finetune"], model, fold)
     ]
+
+
+def baseline_results(wildcards):
+    return finetune_plan.baseline_results(TASKS[wildcards.task])
 
 
 def probe_max_length(wildcards):

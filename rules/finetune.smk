@@ -3,6 +3,7 @@ wildcard_constraints:
     model=r"[A-Za-z0-9][A-Za-z0-9_-]*",
     seed=r"\d+",
     rate=r"lr-[0-9.e+-]+|chosen",
+    fold=r"(fold-\d+/)?",  # a fold's path segment (split.folds), empty without folds
 
 
 rule prepare_task:
@@ -28,11 +29,11 @@ rule finetune:
         model=finetune_model_inputs,
         search=finetune_search_runs,
     output:
-        "results/finetune/{task}/runs/{model}/{rate}/seed-{seed}.json",
+        "results/finetune/{task}/runs/{model}/{rate}/{fold}seed-{seed}.json",
     log:
-        "logs/finetune/{task}/{model}/{rate}/seed-{seed}.log",
+        "logs/finetune/{task}/{model}/{rate}/{fold}seed-{seed}.log",
     benchmark:
-        "benchmarks/finetune/{task}/{model}/{rate}/seed-{seed}.tsv"
+        "benchmarks/finetune/{task}/{model}/{rate}/{fold}seed-{seed}.tsv"
     conda:
         "../envs/pipeline.yaml"
     threads: 1
@@ -41,15 +42,16 @@ rule finetune:
     params:
         script=script("finetune.py"),
         code=code("finetune.py"),
+        data="results/finetune/{task}/data/{fold}",
         kind=finetune_model_kind,
         source=finetune_model_source,
         recipe=run_recipe_json,
         eval_batch_size=config["finetune"]["eval_batch_size"],
         backend=finetune_backend,
-        checkpoints="checkpoints/finetune/{task}/{model}/{rate}/seed-{seed}",
+        checkpoints="checkpoints/finetune/{task}/{model}/{rate}/{fold}seed-{seed}",
         gaudi_config=GAUDI_CONFIG,
     shell:
-        "python {params.script} --task {input.data} --name {wildcards.model} --kind {params.kind}"
+        "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"
         " --model {params.source:q} --seed {wildcards.seed} --recipe {params.recipe:q} --rate {wildcards.rate}"
         " --search {input.search:q}"
         " --eval-batch-size {params.eval_batch_size} --backend {params.backend} --checkpoints {params.checkpoints}"
@@ -61,23 +63,24 @@ rule linear_probe:
         data="results/finetune/{task}/data",
         model=finetune_model_inputs,
     output:
-        finetune_plan.probe_runs("{task}", config["finetune"], "{model}"),
+        finetune_plan.probe_runs("{task}", config["finetune"], "{model}", "{fold}"),
     log:
-        "logs/finetune/{task}/{model}/linear_probe.log",
+        "logs/finetune/{task}/{model}/{fold}linear_probe.log",
     benchmark:
-        "benchmarks/finetune/{task}/{model}/linear_probe.tsv"
+        "benchmarks/finetune/{task}/{model}/{fold}linear_probe.tsv"
     conda:
         "../envs/pipeline.yaml"
     threads: 4
     params:
         script=script("linear_probe.py"),
         code=code("linear_probe.py"),
+        data="results/finetune/{task}/data/{fold}",
         kind=finetune_model_kind,
         source=finetune_model_source,
         max_length=probe_max_length,
         batch_size=config["finetune"]["eval_batch_size"],
     shell:
-        "python {params.script} --task {input.data} --name {wildcards.model} --kind {params.kind}"
+        "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"
         " --model {params.source:q} --max-length {params.max_length} --batch-size {params.batch_size}"
         " --threads {threads} --out {output:q} > {log} 2>&1"
 
@@ -86,16 +89,17 @@ rule finetune_baselines:
     input:
         "results/finetune/{task}/data",
     output:
-        "results/finetune/{task}/baselines.json",
+        "results/finetune/{task}/{fold}baselines.json",
     log:
-        "logs/finetune/{task}/finetune_baselines.log",
+        "logs/finetune/{task}/{fold}finetune_baselines.log",
     conda:
         "../envs/pipeline.yaml"
     params:
         script=script("finetune_baselines.py"),
         code=code("finetune_baselines.py"),
+        data="results/finetune/{task}/data/{fold}",
     shell:
-        "python {params.script} --task {input} --out {output} > {log} 2>&1"
+        "python {params.script} --task {params.data} --out {output} > {log} 2>&1"
 
 
 rule summarize_finetune:
@@ -103,7 +107,7 @@ rule summarize_finetune:
         data="results/finetune/{task}/data",
         runs=finetune_runs,
         probes=probe_runs,
-        baselines="results/finetune/{task}/baselines.json",
+        baselines=baseline_results,
     output:
         "results/finetune/{task}/metrics.json",
     log:
@@ -116,6 +120,6 @@ rule summarize_finetune:
         code=code("summarize_finetune.py"),
         learning_rates=learning_rates_json,
     shell:
-        "python {params.script} --task {input.data}/task.json --baselines {input.baselines}"
+        "python {params.script} --task {input.data}/task.json --baselines {input.baselines:q}"
         " --learning-rates {params.learning_rates:q} --runs {input.runs:q} --probes {input.probes:q} --out {output}"
         " > {log} 2>&1"

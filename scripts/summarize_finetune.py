@@ -15,7 +15,7 @@ from snakebert.finetune.summary import summarize_task
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--task", required=True, help="the task's task.json")
-    parser.add_argument("--baselines", required=True)
+    parser.add_argument("--baselines", nargs="+", required=True, help="the baselines' results, one per fold")
     parser.add_argument("--learning-rates", required=True, help="the task's learning-rate grid, as JSON")
     parser.add_argument("--out", required=True)
     parser.add_argument("--runs", nargs="*", default=[], help="the fine-tuning results")

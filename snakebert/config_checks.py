@@ -92,7 +92,26 @@ def finetune_problems(finetune: dict, positions: int) -> list[str]:
     for index, task in enumerate(finetune["tasks"]):
         if task["type"] == "hub" and not (task["preset"] or task["path"]):
             problems.append(f"config finetune.tasks[{index}] ({task['name']}): a hub task needs `path` or a `preset`")
+        problems += fold_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
     return problems
+
+
+def fold_problems(where: str, task: dict) -> list[str]:
+    """`split.folds` carves every test split out of train: refused beside a test split of the task's own (a `files`
+    task's `test`, a hub task's `test_split` or preset) or a `test_fraction`."""
+    if task["split"]["folds"] is None:
+        return []
+    own = {"files": ("test",), "hub": ("test_split", "preset")}.get(task["type"], ())
+    given = [key for key in own if task[key]]
+    if given:
+        return [
+            f"{where}: split.folds tests each fold of train in turn, so it cannot be used beside a test split of "
+            f"the task's own (`{given[0]}`): drop split.folds, or give the task no test split"
+        ]
+    if task["split"]["test_fraction"] > 0:
+        return [f"{where}: split.folds makes the test splits, so split.test_fraction must be 0 (it is "
+                f"{task['split']['test_fraction']:g})"]  # fmt: skip
+    return []
 
 
 def repeated_source_names(sources: list[dict]) -> list[str]:

@@ -9,7 +9,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
-from ..report.downstream import PROBE, comparison_rows, gain_line, rate_text
+from ..report.downstream import PROBE, comparison_rows, folds_text, gain_line, rate_text
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
 
 MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)
@@ -151,7 +151,8 @@ def task_text(task: dict) -> str:
     lines)."""
     split = task["reported_split"]
     about = (
-        f"{task['description']} ({task['problem']}; {split} split of {task['splits'][split]['examples']:,} examples; "
+        f"{task['description']} ({task['problem']}; {split} split of {task['splits'][split]['examples']:,} examples"
+        f"{folds_text(task)}; "
         f"seeds {', '.join(str(seed) for seed in task['seeds'])})"
     )
     rows = [

@@ -88,6 +88,6 @@ BASELINES = {"majority": majority, "tfidf": tfidf}
 def run_baselines(task_dir: str, out: str) -> dict:
     """Every baseline on the prepared task in `task_dir`, written to `out`."""
     task, splits = read_task_dir(task_dir)
-    found = {name: baseline(splits, task) for name, baseline in BASELINES.items()}
+    found = {name: {**baseline(splits, task), "fold": task["fold"]} for name, baseline in BASELINES.items()}
     write_json(out, found)
     return found

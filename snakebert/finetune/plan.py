@@ -10,6 +10,7 @@ BASELINE_NAMES = ("majority", "tfidf")
 RECIPE_KEY = "recipe"
 CHOSEN = "chosen"  # the run folder of the seeds past the search's, at the rate the search chose on validation
 RATE_PREFIX = "lr-"  # the run folder of one rate of the grid: lr-0.003
+FOLD_PREFIX = "fold-"  # a fold's folder (split.folds), in the prepared task and in the paths of what each fold made
 
 
 def models(finetune: dict) -> dict[str, tuple[str, str]]:
@@ -36,6 +37,16 @@ def task_recipe(finetune: dict, task: dict) -> dict:
 def task_files(task: dict) -> list[str]:
     """The local files a `files` task reads (a change reruns it)."""
     return [task[split] for split in ("train", "validation", "test") if task["type"] == "files" and task[split]]
+
+
+def fold_folder(fold: int) -> str:
+    return f"{FOLD_PREFIX}{fold}"
+
+
+def fold_segments(task: dict) -> list[str]:
+    """The path segment of each of the task's folds, in fold order (fold-1/, ...): one empty segment without folds."""
+    folds = task["split"]["folds"]
+    return [f"{fold_folder(fold)}/" for fold in range(1, folds + 1)] if folds else [""]
 
 
 def learning_rates(recipe: dict) -> list[float]:
@@ -66,23 +77,31 @@ def search_seeds(finetune: dict, recipe: dict) -> int:
     return finetune["search_seeds"]
 
 
-def search_runs(task: str, finetune: dict, recipe: dict, model: str) -> list[str]:
-    """A model's runs at every rate of the grid, with the search's seeds."""
+def search_runs(task: dict, finetune: dict, recipe: dict, model: str) -> list[str]:
+    """A model's runs at every rate of the grid, with the search's seeds, on every fold."""
     return [
-        f"results/finetune/{task}/runs/{model}/{rate_folder(rate)}/seed-{seed}.json"
+        f"results/finetune/{task['name']}/runs/{model}/{rate_folder(rate)}/{fold}seed-{seed}.json"
         for rate in learning_rates(recipe)
+        for fold in fold_segments(task)
         for seed in range(1, search_seeds(finetune, recipe) + 1)
     ]
 
 
-def model_runs(task: str, finetune: dict, recipe: dict, model: str) -> list[str]:
-    """All of a model's runs: the search's, then the remaining seeds at the rate it chose."""
+def model_runs(task: dict, finetune: dict, recipe: dict, model: str) -> list[str]:
+    """All of a model's runs: the search's, then the remaining seeds at the rate it chose, on every fold."""
     chosen = range(search_seeds(finetune, recipe) + 1, finetune["seeds"] + 1)
     return search_runs(task, finetune, recipe, model) + [
-        f"results/finetune/{task}/runs/{model}/{CHOSEN}/seed-{seed}.json" for seed in chosen
+        f"results/finetune/{task['name']}/runs/{model}/{CHOSEN}/{fold}seed-{seed}.json"
+        for fold in fold_segments(task)
+        for seed in chosen
     ]
 
 
-def probe_runs(task: str, finetune: dict, model: str) -> list[str]:
-    """A model's linear-probe results, seed by seed (one job writes them all)."""
-    return [f"results/finetune/{task}/probe/{model}/seed-{seed}.json" for seed in range(1, finetune["seeds"] + 1)]
+def probe_runs(task: str, finetune: dict, model: str, fold: str) -> list[str]:
+    """A model's linear-probe results on one fold (its path segment), seed by seed (one job writes them all)."""
+    return [f"results/finetune/{task}/probe/{model}/{fold}seed-{seed}.json" for seed in range(1, finetune["seeds"] + 1)]
+
+
+def baseline_results(task: dict) -> list[str]:
+    """The baselines' results on each of the task's folds."""
+    return [f"results/finetune/{task['name']}/{fold}baselines.json" for fold in fold_segments(task)]

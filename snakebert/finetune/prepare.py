@@ -14,7 +14,8 @@ from ..files.atomic import atomic_path
 from ..files.checksum import sha256
 from ..files.json_files import read_json
 from .examples import GROUP, LABEL
-from .splits import carve, check_task_splits, label_names
+from .plan import fold_folder
+from .splits import carve, check_task_splits, fold_numbers, label_names
 from .tasks import SPLITS, read_task
 
 TASK_FILE = "task.json"
@@ -41,18 +42,8 @@ def _write(table: pa.Table, path: Path) -> None:
         writer.write_table(table)
 
 
-def prepare_task(task: dict, out: str) -> dict:
-    """Write the task's splits and task.json into the folder `out`; return the task description."""
-    source = read_task(task)
-    splits = dict(source.splits)
-    wanted = {"test": task["split"]["test_fraction"], "validation": task["split"]["validation_fraction"]}
-    fractions = {split: share for split, share in wanted.items() if splits[split] is None and share > 0}
-    classes = source.problem == "classification"
-    splits.update(carve(splits["train"], fractions, task["split"]["seed"], classes))
-    splits = {split: splits[split] for split in SPLITS if splits[split] is not None}
-    names = label_names(splits["train"], source.label_names) if classes else None
-    check_task_splits(task["name"], splits, names)
-    description = {
+def _description(task: dict, source, splits: dict[str, pa.Table], names: list[str] | None, carved: list[str]) -> dict:
+    return {
         "task": task["name"],
         "type": task["type"],
         "description": source.description,
@@ -62,17 +53,75 @@ def prepare_task(task: dict, out: str) -> dict:
         "main_metric": source.metrics[0],
         "text_pair": "text_pair" in splits["train"].column_names,
         "reported_split": "test" if "test" in splits else "validation",
-        "carved": sorted(fractions),
+        "carved": sorted(carved),
+        "folds": task["split"]["folds"],
+        "fold": None,
         "splits": {},
     }
+
+
+def _write_splits(folder: Path, splits: dict[str, pa.Table], names: list[str] | None, description: dict) -> dict:
+    """Each split's Arrow file and task.json, its counts and checksums, in `folder`; return the description."""
+    folder.mkdir()
+    description = {**description, "splits": {}}
+    for split, table in splits.items():
+        encoded = _encoded(table, names)
+        _write(encoded, folder / f"{split}.arrow")
+        description["splits"][split] = {**_counts(encoded, names), "sha256": sha256(folder / f"{split}.arrow")}
+    (folder / TASK_FILE).write_text(json.dumps(description, indent=1) + "\n")
+    return description
+
+
+def _folded(task: dict, splits: dict, classes: bool) -> list[dict[str, pa.Table]]:
+    """Each fold's splits: the fold's groups of train as test, validation (the task's own, or carved out of the other
+    folds) and the rest as train."""
+    train, validation, seed = splits["train"], splits["validation"], task["split"]["seed"]
+    fold_of_row = fold_numbers(task["name"], train, task["split"]["folds"], seed, classes)
+    folded = []
+    for fold in range(task["split"]["folds"]):
+        rest = train.filter(pa.array(fold_of_row != fold))
+        carved = carve(rest, {} if validation else {"validation": task["split"]["validation_fraction"]}, seed, classes)
+        folded.append({"train": carved["train"], "validation": validation or carved["validation"],
+                       "test": train.filter(pa.array(fold_of_row == fold))})  # fmt: skip
+    return folded
+
+
+def prepare_task(task: dict, out: str) -> dict:
+    """Write the task's splits and task.json into the folder `out` (with `split.folds`, each fold's in a folder of its
+    own, and a task.json of the folds' test splits pooled); return the task description."""
+    source = read_task(task)
+    splits = dict(source.splits)
+    classes = source.problem == "classification"
+    names = label_names(splits["train"], source.label_names) if classes else None
     if "f1" in source.metrics and (names is None or len(names) != 2):
         raise DataError(f"finetune task {task['name']!r}: metric f1 needs two classes (use macro_f1)")
+    if task["split"]["folds"]:
+        if splits["test"] is not None:
+            raise DataError(
+                f"finetune task {task['name']!r}: split.folds cannot be used beside the task's own test split"
+            )
+        return _prepare_folds(task, source, splits, names, out)
+    wanted = {"test": task["split"]["test_fraction"], "validation": task["split"]["validation_fraction"]}
+    fractions = {split: share for split, share in wanted.items() if splits[split] is None and share > 0}
+    splits.update(carve(splits["train"], fractions, task["split"]["seed"], classes))
+    splits = {split: splits[split] for split in SPLITS if splits[split] is not None}
+    check_task_splits(task["name"], splits, names)
+    with atomic_path(out) as tmp:
+        return _write_splits(tmp, splits, names, _description(task, source, splits, names, list(fractions)))
+
+
+def _prepare_folds(task: dict, source, splits: dict, names: list[str] | None, out: str) -> dict:
+    folded = _folded(task, splits, names is not None)
+    carved = ["test"] + (["validation"] if splits["validation"] is None else [])
+    for fold, found in enumerate(folded, 1):
+        check_task_splits(task["name"], found, names, fold)
     with atomic_path(out) as tmp:
         tmp.mkdir()
-        for split, table in splits.items():
-            encoded = _encoded(table, names)
-            _write(encoded, tmp / f"{split}.arrow")
-            description["splits"][split] = {**_counts(encoded, names), "sha256": sha256(tmp / f"{split}.arrow")}
+        described = _description(task, source, folded[0], names, carved)
+        for fold, found in enumerate(folded, 1):
+            _write_splits(tmp / fold_folder(fold), found, names, {**described, "fold": fold})
+        pooled = pa.concat_tables([_encoded(found["test"], names) for found in folded])
+        description = {**described, "splits": {"test": _counts(pooled, names)}}
         (tmp / TASK_FILE).write_text(json.dumps(description, indent=1) + "\n")
     return description
 

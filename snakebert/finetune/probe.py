@@ -60,6 +60,6 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
             pooled = {split: features(model, encoded, batch_size, device) for split, encoded in splits.items()}
             found = fitted_on_validation(task, tables, pooled, STRENGTHS, standardised=True)
         result = {"task": task["task"], "model": name, "kind": kind, "source": source, "seed": seed,
-                  "protocol": PROTOCOL, **found, "machine": machine(device)}  # fmt: skip
+                  "fold": task["fold"], "protocol": PROTOCOL, **found, "machine": machine(device)}  # fmt: skip
         write_json(out, result)
     return found

@@ -1,5 +1,6 @@
-"""Splits carved out of train where a task gives none: by group (a speech, a document: no group on both sides),
-with each class's groups in proportion, drawn from the seed alone. Then the checks every task's splits pass."""
+"""Splits carved out of train where a task gives none, and the folds of k-fold cross-validation: by group (a speech,
+a document: no group on both sides), with each class's groups in proportion, drawn from the seed alone. Then the
+checks every task's splits pass."""
 
 import numpy as np
 import pyarrow as pa
@@ -44,6 +45,22 @@ def carve(table: pa.Table, fractions: dict[str, float], seed: int, classes: bool
     return {split: table.filter(pa.array(row_side == split)) for split in ["train", *fractions]}
 
 
+def fold_numbers(name: str, table: pa.Table, folds: int, seed: int, classes: bool) -> np.ndarray:
+    """Each row's fold, 0 to `folds` - 1, by group: the groups in an order drawn from `seed`, stratum after stratum,
+    dealt to the folds in turn (each class's groups spread evenly, no group in two folds)."""
+    group_of_row, strata = _group_strata(table, classes)
+    if len(strata) < folds:
+        raise DataError(
+            f"finetune task {name!r}: split.folds is {folds}, but its examples hold {len(strata)} groups (at least "
+            "one per fold is needed): lower split.folds"
+        )
+    order = np.random.default_rng(seed).permutation(len(strata))
+    dealt = np.concatenate([order[strata[order] == stratum] for stratum in sorted(set(strata.tolist()))])
+    fold_of_group = np.empty(len(strata), dtype=np.int64)
+    fold_of_group[dealt] = np.arange(len(dealt)) % folds
+    return fold_of_group[group_of_row]
+
+
 def label_names(train: pa.Table, declared: list[str] | None) -> list[str]:
     """The classes: as the data declares them, else those of train, in numeric order if they are all integers."""
     if declared:
@@ -54,18 +71,19 @@ def label_names(train: pa.Table, declared: list[str] | None) -> list[str]:
     return sorted(found)
 
 
-def check_task_splits(name: str, splits: dict[str, pa.Table], names: list[str] | None) -> None:
+def check_task_splits(name: str, splits: dict[str, pa.Table], names: list[str] | None, fold: int | None = None) -> None:
     """Every split holds examples; with classes, train holds at least two and no other split holds a class that
-    train never has."""
+    train never has (`fold`: the fold these splits are, named in the error)."""
+    where = f"finetune task {name!r}" + (f", fold {fold}" if fold else "")
     for split, table in splits.items():
         if len(table) == 0:
-            raise DataError(f"finetune task {name!r}: the {split} split holds no example")
+            raise DataError(f"{where}: the {split} split holds no example")
     if names is None:
         return
     trained = set(pc.unique(splits["train"].column(LABEL)).to_pylist())
     if len(trained) < 2:
-        raise DataError(f"finetune task {name!r}: train holds one class only ({', '.join(trained)})")
+        raise DataError(f"{where}: train holds one class only ({', '.join(trained)})")
     for split, table in splits.items():
         unseen = sorted(set(pc.unique(table.column(LABEL)).to_pylist()) - trained)
         if unseen:
-            raise DataError(f"finetune task {name!r}: label {unseen[0]!r} is in the {split} split but never in train")
+            raise DataError(f"{where}: label {unseen[0]!r} is in the {split} split but never in train")

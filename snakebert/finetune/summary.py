@@ -4,7 +4,8 @@ model: its main score minus theirs, with a 95% interval from a paired bootstrap 
 (interval.py), and the verdict that interval gives. `pretraining_gain` is the comparison with random initialisation,
 with the difference seed by seed (both start from the same seed's classifier head and data order). The fine-tuned
 runs, each model at the rate its validation chose (rates.py), are the top level; the linear probe's runs
-(probe.py) the same under `linear_probe`."""
+(probe.py) the same under `linear_probe`. With `split.folds`, each seed's runs over the folds are pooled into one
+run on every fold's test split (folds.py) before any of this."""
 
 import json
 from pathlib import Path
@@ -14,10 +15,10 @@ import numpy as np
 from ..errors import DataError
 from ..files.json_files import read_json, write_json
 from .examples import GROUP, LABEL
+from .folds import pooled_runs, reported_table
 from .interval import LEVEL, RESAMPLES, difference_interval, resampled_scores, verdict
 from .metrics import scores, spread
 from .plan import OWN_MODELS
-from .prepare import read_split
 from .rates import chosen_rate, validation_medians
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
@@ -56,13 +57,12 @@ def _median_difference(models: dict, metric: str, name: str) -> float | None:
     return None if None in medians else medians[0]["median"] - medians[1]["median"]
 
 
-def _comparisons(task: dict, task_dir: Path, models: dict, predictions: dict[str, list]) -> dict:
+def _comparisons(task: dict, table, models: dict, predictions: dict[str, list]) -> dict:
     """The pretrained model's main score minus each other model's on the reported split: the difference of their
     medians over seeds, its 95% interval (a paired bootstrap over the split's groups and the seeds) and the verdict."""
     if OURS not in predictions:
         return {}
     metric, classes = task["main_metric"], len(task["labels"] or [])
-    table = read_split(str(task_dir), task["reported_split"])
     truth, groups = table.column(LABEL).to_numpy(), table.column(GROUP).to_numpy(zero_copy_only=False)
     found = resampled_scores(
         lambda rows, predicted: scores([metric], rows, predicted, classes)[metric],
@@ -101,73 +101,98 @@ def _rate_search(runs: list[dict], grid: list[float], metric: str) -> tuple[floa
     return rate, table, reported
 
 
-def _search_settings(models: dict, grid: list[float], metric: str) -> dict:
+def _search_settings(models: dict, grid: list[float], metric: str, folds: int | None) -> dict:
     """The grid every model searched, the seeds each rate was tried with, and what chose each model's rate."""
-    searched = [entry["search"][0]["runs"] for entry in models.values() if entry["kind"] != "baseline"]
+    searched = [entry["search"][0]["runs"] // (folds or 1) for entry in models.values() if entry["kind"] != "baseline"]
     return {"grid": grid, "search_seeds": max(searched, default=0), "chosen_on": "validation", "metric": metric}
 
 
-def _fine_tuned(run_files: list[str], grid: list[float], metric: str, machines: dict) -> tuple[dict, dict]:
-    """Each fine-tuned model's entry (its chosen rate, its search, its runs at that rate) and their predictions."""
-    models, predictions, by_model = {}, {}, {}
-    for path in run_files:  # the models in the order they come
-        run = read_json(path, "fine-tuning result")
+def _read_runs(files: list[str], what: str, machines: dict) -> dict[str, list[dict]]:
+    """Each model's results, the models in the order they come; every machine they name, once, into `machines`."""
+    by_model: dict[str, list[dict]] = {}
+    for path in files:
+        run = read_json(path, what)
         by_model.setdefault(run["model"], []).append(run)
         machines.setdefault(json.dumps(run["machine"], sort_keys=True), run["machine"])
-    for name, runs in by_model.items():
-        rate, search, reported = _rate_search(runs, grid, metric)
+    return by_model
+
+
+def _reported(runs: list[dict], task: dict, truth, keys: tuple[str, ...]) -> tuple[list[dict], list]:
+    """The runs as the summary lists them (`keys` of each, seed by seed: pooled over the folds, with folds) and their
+    predictions."""
+    if task["folds"]:
+        runs = pooled_runs(runs, task, truth)
+    kept = [{key: run[key] for key in ("seed", *keys, *SPLIT_KEYS, "folds") if key in run} for run in runs]
+    return kept, [run["predictions"] for run in runs]
+
+
+def _fine_tuned(run_files: list[str], grid: list[float], task: dict, truth, machines: dict) -> tuple[dict, dict]:
+    """Each fine-tuned model's entry (its chosen rate, its search, its runs at that rate) and their predictions."""
+    models, predictions = {}, {}
+    for name, runs in _read_runs(run_files, "fine-tuning result", machines).items():
+        rate, search, reported = _rate_search(runs, grid, task["main_metric"])
         models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"], "learning_rate": rate, "search": search}
-        models[name]["runs"] = [
-            {key: run[key] for key in ("seed", "best_epoch", "classes_predicted", *SPLIT_KEYS) if key in run}
-            for run in reported
-        ]
-        predictions[name] = [run["predictions"] for run in reported]
+        models[name]["runs"], predictions[name] = _reported(reported, task, truth, ("best_epoch", "classes_predicted"))
     return models, predictions
 
 
-def _probed(probe_files: list[str], machines: dict) -> tuple[dict, dict]:
+def _probed(probe_files: list[str], task: dict, truth, machines: dict) -> tuple[dict, dict]:
     """Each probed model's entry (its runs, seed by seed, with the strength validation chose) and their predictions."""
     models, predictions = {}, {}
-    for path in probe_files:
-        run = read_json(path, "linear-probe result")
-        machines.setdefault(json.dumps(run["machine"], sort_keys=True), run["machine"])
-        entry = models.setdefault(run["model"], {"kind": run["kind"], "model": run["source"], "runs": []})
-        entry["runs"].append({key: run[key] for key in ("seed", "strength", *SPLIT_KEYS) if key in run})
-        predictions.setdefault(run["model"], []).append(run["predictions"])
+    for name, runs in _read_runs(probe_files, "linear-probe result", machines).items():
+        models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"]}
+        models[name]["runs"], predictions[name] = _reported(runs, task, truth, ("strength",))
     return models, predictions
 
 
-def _protocol(task: dict, task_dir: Path, models: dict, predictions: dict, baselines: dict) -> dict:
-    """One protocol's models beside the baselines, each summarised, the comparisons and the pretraining gain."""
+def _baselines(baseline_files: list[str], task: dict, truth) -> dict[str, dict]:
+    """Each baseline's result on the reported split (pooled over the folds, with folds), with its predictions."""
+    fitted = [read_json(path, "baselines file") for path in baseline_files]
+    if not task["folds"]:
+        return fitted[0]
+    return {
+        name: pooled_runs([{**found[name], "seed": None} for found in fitted], task, truth)[0] for name in fitted[0]
+    }
+
+
+def _protocol(task: dict, table, models: dict, predictions: dict, baselines: dict) -> dict:
+    """One protocol's models beside the baselines, each summarised, the comparisons and the pretraining gain (`table`:
+    the reported split, as reported_table gives it)."""
     models = {**models}
     predictions = {**predictions}
     for name, scored in baselines.items():
-        kept = {key: value for key, value in scored.items() if key != "predictions"}
+        kept = {key: value for key, value in scored.items() if key not in ("predictions", "fold", "seed")}
         models[name] = {"kind": "baseline", "model": None, "runs": [{"seed": None, **kept}]}
         predictions[name] = [scored["predictions"]]
     for entry in models.values():
         entry["summary"] = _summarised(entry["runs"], task)
         entry["one_class_runs"] = _one_class_runs(entry["runs"], task)
-    comparisons = _comparisons(task, task_dir, models, predictions)
+    comparisons = _comparisons(task, table, models, predictions)
     return {"models": models, "comparisons": comparisons, "pretraining_gain": _gain(models, task, comparisons)}
 
 
 def summarize_task(
-    task_file: str, run_files: list[str], probe_files: list[str], grid: list[float], baselines_file: str, out: str
+    task_file: str, run_files: list[str], probe_files: list[str], grid: list[float], baseline_files: list[str], out: str
 ) -> dict:
-    """The fine-tuning runs' summary at the top level (with the baselines), the linear probe's in `linear_probe`."""
-    task, task_dir, machines = read_json(task_file, "task file"), Path(task_file).parent, {}
-    baselines = read_json(baselines_file, "baselines file")
-    tuned = _protocol(task, task_dir, *_fine_tuned(run_files, grid, task["main_metric"], machines), baselines)
-    probe = _protocol(task, task_dir, *_probed(probe_files, machines), baselines) if probe_files else None
+    """The fine-tuning runs' summary at the top level (with the baselines), the linear probe's in `linear_probe`
+    (`baseline_files`: one per fold, in fold order; one without folds)."""
+    task, machines = read_json(task_file, "task file"), {}
+    table = reported_table(Path(task_file).parent, task)
+    truth = table.column(LABEL).to_numpy()
+    baselines = _baselines(baseline_files, task, truth)
+    tuned = _protocol(task, table, *_fine_tuned(run_files, grid, task, truth, machines), baselines)
+    probe = _protocol(task, table, *_probed(probe_files, task, truth, machines), baselines) if probe_files else None
     split = task["reported_split"]
     ours = [section["models"][OURS] for section in (tuned, probe) if section and OURS in section["models"]]
     summary = {
         **{key: task[key] for key in ("task", "type", "description", "problem", "labels", "main_metric", "metrics")},
         "reported_split": split,
         "splits": {name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task["splits"].items()},
+        "folds": task["folds"],
         "seeds": sorted({run["seed"] for run in ours[0]["runs"]} if ours else []),
-        "learning_rates": _search_settings(tuned["models"], grid, task["main_metric"]) if run_files else None,
+        "learning_rates": _search_settings(tuned["models"], grid, task["main_metric"], task["folds"])
+        if run_files
+        else None,
         **tuned,
         "machines": list(machines.values()),
         "bootstrap": {"level": LEVEL, "resamples": RESAMPLES, "groups": task["splits"][split]["groups"]},

@@ -209,6 +209,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         "kind": job.kind,
         "source": job.model,
         "seed": job.seed,
+        "fold": task["fold"],
         "recipe": job.recipe,
         "search": job.rate != CHOSEN,
         "best_epoch": best_epoch(trainer, steps_per_epoch(job, task, len(splits["train"]))),

@@ -27,13 +27,19 @@ def balance(counts: dict) -> str:
     return f"{counts['examples']:,} examples in {counts['groups']:,} groups ({classes})"
 
 
+def folds_text(results: dict) -> str:
+    """ ", 5 folds pooled" where each fold's test split was pooled (split.folds); nothing otherwise."""
+    return f", {results['folds']} folds pooled" if results["folds"] else ""
+
+
 def interval_text(compared: dict, results: dict) -> str:
     """The 95% interval of a comparison and the test size it was resampled from, or why there is none."""
     if compared["interval"] is None:
         return "no interval: no resample scored both models"
     low, high = compared["interval"]
     bootstrap, split = results["bootstrap"], results["reported_split"]
-    size = f"{bootstrap['groups']:,} {split} groups, {results['splits'][split]['examples']:,} examples"
+    examples = results["splits"][split]["examples"]
+    size = f"{bootstrap['groups']:,} {split} groups, {examples:,} examples{folds_text(results)}"
     return f"{bootstrap['level']:.0%} interval {low:+.3f} to {high:+.3f} ({size})"
 
 
@@ -50,9 +56,10 @@ def rate_text(results: dict) -> str:
     if len(search["grid"]) == 1:
         return f"{search['grid'][0]:g} for every model (a grid of one rate)"
     searched, seeds = search["search_seeds"], len(results["seeds"])
+    folds = f" and {results['folds']} folds" if results["folds"] else ""
     text = (
-        f"chosen per model on the median {search['chosen_on']} {search['metric']} over {plural(searched, 'seed')} "
-        f"from {', '.join(f'{rate:g}' for rate in search['grid'])}"
+        f"chosen per model on the median {search['chosen_on']} {search['metric']} over {plural(searched, 'seed')}"
+        f"{folds} from {', '.join(f'{rate:g}' for rate in search['grid'])}"
     )
     if seeds > searched:
         text += f" (then run with seeds {searched + 1} to {seeds})"
@@ -120,7 +127,10 @@ def task_rows(results: dict) -> list[tuple[str, str]]:
     split = results["reported_split"]
     rows = [
         ("task", results["description"]),
-        ("splits", "; ".join(f"{name}: {balance(counts)}" for name, counts in results["splits"].items())),
+        (
+            "splits",
+            "; ".join(f"{name}: {balance(counts)}" for name, counts in results["splits"].items()) + folds_text(results),
+        ),
         (f"scores on {split}", ", ".join(results["metrics"]) + " (median, min to max over seeds)"),
         *model_rows(results),
     ]

@@ -63,6 +63,7 @@ def task_metrics(name: str, problem: str, metrics: list[str], medians: list[floa
         "metrics": metrics,
         "reported_split": "test",
         "splits": {"train": {**split, "examples": 120}, "validation": split, "test": split},
+        "folds": None,
         "seeds": [1, 2, 3],
         "learning_rates": {
             "grid": [1e-3, 3e-3, 1e-2],

@@ -201,3 +201,21 @@ def test_the_data_config_digest_follows_the_data_sections_only(default_config):
         changed = with_changes(default_config, ((section,), [default_config[section]]))
         assert data_config_digest(changed) != digest, section
     assert len(digest) == 64
+
+
+def test_folds_beside_a_test_split_of_the_tasks_own_or_a_test_fraction_are_refused(default_config):
+    finetune = copy.deepcopy(default_config["finetune"])
+    folded = {"validation_fraction": 0.1, "test_fraction": 0, "seed": 0, "folds": 5}
+    files = {"name": "f", "type": "files", "train": "a.csv", "test": "b.csv", "split": folded, "recipe": {}}
+    hub = {"name": "g", "type": "hub", "preset": "glue/rte", "path": None, "test_split": None, "split": folded,
+           "recipe": {}}  # fmt: skip
+    embedded = {**finetune["tasks"][0], "name": "e", "split": {**folded, "test_fraction": 0.15}}
+    finetune["tasks"] = [files, {**files, "name": "ok", "test": None}, hub, embedded]
+    assert finetune_problems(finetune, 512) == [
+        "config finetune.tasks[0] (f): split.folds tests each fold of train in turn, so it cannot be used beside a "
+        "test split of the task's own (`test`): drop split.folds, or give the task no test split",
+        "config finetune.tasks[2] (g): split.folds tests each fold of train in turn, so it cannot be used beside a "
+        "test split of the task's own (`preset`): drop split.folds, or give the task no test split",
+        "config finetune.tasks[3] (e): split.folds makes the test splits, so split.test_fraction must be 0 "
+        "(it is 0.15)",
+    ]

@@ -12,7 +12,7 @@ from finetune_data import number_rows, pair_rows, write_csv, write_glue_folder, 
 from snakebert.errors import DataError
 from snakebert.finetune.embedded import passages
 from snakebert.finetune.prepare import prepare_task, read_task_dir
-from snakebert.finetune.splits import carve
+from snakebert.finetune.splits import carve, fold_numbers
 
 
 def files_task(tmp_path, **overrides) -> dict:
@@ -20,13 +20,15 @@ def files_task(tmp_path, **overrides) -> dict:
     task = {"name": "pairs", "type": "files", "format": "csv", "train": str(tmp_path / "pairs.csv"),
             "validation": None, "test": None, "text_column": "first", "text_pair_column": "second",
             "label_column": "label", "group_column": None, "problem": None, "metrics": None,
-            "split": {"validation_fraction": 0.25, "test_fraction": 0.25, "seed": 0}, "recipe": {}}  # fmt: skip
+            "split": {"validation_fraction": 0.25, "test_fraction": 0.25, "seed": 0, "folds": None},
+            "recipe": {}}  # fmt: skip
     return {**task, **overrides}
 
 
 def embedded_task(**overrides) -> dict:
     task = {"name": "party", "type": "embedded", "task": "sotu-party", "passage_words": 100, "passages_per_speech": 8,
-            "split": {"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 0}, "recipe": {}}  # fmt: skip
+            "split": {"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 0, "folds": None},
+            "recipe": {}}  # fmt: skip
     return {**task, **overrides}
 
 
@@ -47,7 +49,8 @@ def test_the_party_task_splits_by_speech_and_states_its_balance(tmp_path):
 def test_the_same_task_and_seed_give_byte_identical_files_and_another_seed_another_split(tmp_path):
     first, second = (prepare_task(embedded_task(), str(tmp_path / name)) for name in ("a", "b"))
     assert first == second
-    other = prepare_task(embedded_task(split={"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 1}),
+    split = {"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 1, "folds": None}
+    other = prepare_task(embedded_task(split=split),
                          str(tmp_path / "c"))  # fmt: skip
     assert other["splits"]["test"]["sha256"] != first["splits"]["test"]["sha256"]
 
@@ -110,7 +113,7 @@ def schema_task(kind: str) -> dict:
         if rule["if"]["properties"]["type"]["const"] == kind
     )
     found = {key: spec["default"] for key, spec in branch.items() if "default" in spec}
-    return {**found, "type": kind, "split": {"validation_fraction": 0.25, "test_fraction": 0, "seed": 0}}
+    return {**found, "type": kind, "split": {"validation_fraction": 0.25, "test_fraction": 0, "seed": 0, "folds": None}}
 
 
 def schema_defaults_tree() -> dict:
@@ -148,7 +151,7 @@ def test_a_label_that_train_never_has_is_refused(tmp_path):
 def test_an_empty_split_is_refused(tmp_path):
     write_csv(tmp_path / "few.csv", pair_rows(2))
     task = files_task(tmp_path, train=str(tmp_path / "few.csv"), split={"validation_fraction": 0.1,
-                      "test_fraction": 0, "seed": 0})  # fmt: skip
+                      "test_fraction": 0, "seed": 0, "folds": None})  # fmt: skip
     with pytest.raises(DataError, match="finetune task 'pairs': the validation split holds no example"):
         prepare_task(task, str(tmp_path / "out"))
 
@@ -169,3 +172,47 @@ def test_a_file_that_is_not_csv_is_named(tmp_path):
     (tmp_path / "broken.csv").write_bytes(b'first,second,label\n"a,b\n')
     with pytest.raises(DataError, match="broken.csv: not a readable csv file"):
         prepare_task(files_task(tmp_path, train=str(tmp_path / "broken.csv")), str(tmp_path / "out"))
+
+
+def test_folds_test_every_speech_once_keep_each_speech_on_one_side_and_are_byte_identical_again(tmp_path):
+    split = {"validation_fraction": 0.15, "test_fraction": 0, "seed": 0, "folds": 5}
+    described = prepare_task(embedded_task(split=split), str(tmp_path / "party"))
+    assert described["folds"] == 5 and described["splits"]["test"]["groups"] == 181
+    assert described["splits"]["test"]["class_counts"] == {"Democratic": 78 * 8, "Republican": 103 * 8}
+    tested = []
+    for fold in range(1, 6):
+        task, splits = read_task_dir(str(tmp_path / "party" / f"fold-{fold}"))
+        assert task["fold"] == fold and task["folds"] == 5 and task["carved"] == ["test", "validation"]
+        speeches = {name: set(table.column("group").to_pylist()) for name, table in splits.items()}
+        assert all(not speeches[a] & speeches[b] for a in speeches for b in speeches if a != b)
+        assert len(speeches["test"]) in (36, 37)  # 181 speeches dealt to 5 folds
+        tested += splits["test"].column("group").to_pylist()
+    assert len(tested) == 181 * 8 and len(set(tested)) == 181  # every passage tested once, in one fold
+    again = prepare_task(embedded_task(split=split), str(tmp_path / "again"))
+    files = sorted(path.relative_to(tmp_path / "party") for path in (tmp_path / "party").rglob("*.*"))
+    assert len(files) == 21 and again == described  # 5 folds x (3 splits + task.json), and the pooled task.json
+    assert all((tmp_path / "party" / path).read_bytes() == (tmp_path / "again" / path).read_bytes() for path in files)
+
+
+def test_folds_deal_each_class_s_groups_evenly():
+    groups = [str(index // 2) for index in range(100)]
+    labels = ["a" if index // 2 < 12 else "b" for index in range(100)]
+    table = pa.table({"text": groups, "label": labels, "group": groups})
+    fold_of_row = fold_numbers("t", table, 4, seed=3, classes=True)
+    assert all(len(set(fold_of_row[index : index + 2])) == 1 for index in range(0, 100, 2))  # a group in one fold
+    per_fold = [
+        {group for group, fold in zip(groups, fold_of_row, strict=True) if fold == wanted} for wanted in range(4)
+    ]
+    assert [sum(int(group) < 12 for group in found) for found in per_fold] == [3, 3, 3, 3]  # class a: 12 groups
+    assert sorted(len(found) for found in per_fold) == [12, 12, 13, 13]
+
+
+def test_more_folds_than_groups_and_folds_beside_a_given_test_split_are_refused(tmp_path):
+    split = {"validation_fraction": 0.25, "test_fraction": 0, "seed": 0, "folds": 11}
+    with pytest.raises(DataError, match="'pairs': split.folds is 11, but its examples hold 10 groups"):
+        prepare_task(files_task(tmp_path, group_column="doc", split=split), str(tmp_path / "out"))
+    write_csv(tmp_path / "test.csv", pair_rows(8))
+    task = files_task(tmp_path, test=str(tmp_path / "test.csv"), split={**split, "folds": 2})
+    with pytest.raises(DataError, match="'pairs': split.folds cannot be used beside the task's own test split"):
+        prepare_task(task, str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()

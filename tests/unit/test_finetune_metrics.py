@@ -68,7 +68,8 @@ def test_spread_is_median_min_and_max_of_the_defined_values():
 def party(tmp_path_factory):
     folder = tmp_path_factory.mktemp("party") / "data"
     task = {"name": "party", "type": "embedded", "task": "sotu-party", "passage_words": 100, "passages_per_speech": 8,
-            "split": {"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 0}, "recipe": {}}  # fmt: skip
+            "split": {"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 0, "folds": None},
+            "recipe": {}}  # fmt: skip
     prepare_task(task, str(folder))
     return folder
 
@@ -113,7 +114,7 @@ def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(
     runs = write_runs(tmp_path, predictions, {"pretrained": [0.6, 0.7, 0.5], "random": [0.5, 0.5, 0.6]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, [], [3e-3], str(baselines), str(tmp_path / "metrics.json"))
+    found = summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
     assert list(found["models"]) == ["pretrained", "random", "majority", "tfidf"]
     assert [found["models"][name]["one_class_runs"] for name in ("pretrained", "random", "tfidf")] == [1, 2, None]
     assert found["models"]["pretrained"]["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7, "runs": 3}
@@ -144,9 +145,9 @@ def test_the_verdict_is_no_when_the_interval_lies_below_zero_and_the_summary_is_
     runs = write_runs(tmp_path, predictions, {"pretrained": [0.5, 0.5], "random": [0.6, 0.7]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, [], [3e-3], str(baselines), str(tmp_path / "metrics.json"))
+    found = summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
     assert found["pretraining_gain"]["verdict"] == "no" and found["pretraining_gain"]["interval"][1] < 0
-    summarize_task(str(party / "task.json"), runs, [], [3e-3], str(baselines), str(tmp_path / "again.json"))
+    summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "again.json"))
     assert (tmp_path / "again.json").read_bytes() == (tmp_path / "metrics.json").read_bytes()
 
 
@@ -174,7 +175,7 @@ def test_each_model_is_reported_at_the_rate_its_validation_median_chooses_whatev
     for name, test_scores in (("low", (0.1, 0.2)), ("high", (0.9, 0.2))):  # the rate that wins on test changes
         runs = searched(tmp_path / name, predictions, test_scores)
         found[name] = summarize_task(
-            str(party / "task.json"), runs, [], GRID, str(baselines), str(tmp_path / f"{name}.json")
+            str(party / "task.json"), runs, [], GRID, [str(baselines)], str(tmp_path / f"{name}.json")
         )
     models = found["low"]["models"]
     assert [models[name]["learning_rate"] for name in ("pretrained", "random")] == [3e-3, 1e-3]
@@ -203,7 +204,7 @@ def test_a_run_at_a_rate_its_search_does_not_choose_is_refused(party, tmp_path):
     run_baselines(str(party), str(baselines))
     with pytest.raises(DataError, match=r"result of 'pretrained', seed 4: it ran at the learning rate 0.001, but its "
                                         r"model's search chooses 0.003 \(rerun it\)"):  # fmt: skip
-        summarize_task(str(party / "task.json"), runs, [], GRID, str(baselines), str(tmp_path / "metrics.json"))
+        summarize_task(str(party / "task.json"), runs, [], GRID, [str(baselines)], str(tmp_path / "metrics.json"))
     assert not (tmp_path / "metrics.json").exists()
 
 
@@ -233,7 +234,9 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
     )
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, probes, [3e-3], str(baselines), str(tmp_path / "both.json"))
+    found = summarize_task(
+        str(party / "task.json"), runs, probes, [3e-3], [str(baselines)], str(tmp_path / "both.json")
+    )
     probe = found["linear_probe"]
     assert list(probe["models"]) == ["pretrained", "random", "majority", "tfidf"]
     scored = {"macro_f1": 0.9, "accuracy": 0.9}
@@ -250,9 +253,63 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
     assert rows["did pretraining pay? (linear probe)"].startswith("yes: pretrained minus random init, macro_f1 +0.500")
     assert rows["probe: pretrained (3 seeds)"] == "0.900, 0.900"  # the seeds agree: no range
     assert "probe: majority (baseline)" not in rows and "probe: pretrained against tfidf" in rows
-    alone = summarize_task(str(party / "task.json"), [], probes, [3e-3], str(baselines), str(tmp_path / "probe.json"))
+    alone = summarize_task(str(party / "task.json"), [], probes, [3e-3], [str(baselines)], str(tmp_path / "probe.json"))
     assert alone["learning_rates"] is None and alone["pretraining_gain"] is None and alone["seeds"] == [1, 2, 3]
     assert list(alone["models"]) == ["majority", "tfidf"] and alone["linear_probe"] == probe
     rows = dict(task_rows({**alone, "description": "the party"}))
     assert "did pretraining pay? (fine-tuned)" not in rows and "learning rate" not in rows
     assert rows["did pretraining pay? (linear probe)"].startswith("yes: ")
+
+
+def test_folds_are_pooled_seed_by_seed_and_resampled_over_every_group(tmp_path):
+    """Three folds of the party task: each seed's runs pooled into one run on all 1,448 passages (scored anew, not
+    averaged), the baselines pooled the same way, the interval drawn over all 181 speeches; a missing fold refused."""
+    import json
+
+    folder = tmp_path / "data"
+    task = {"name": "party", "type": "embedded", "task": "sotu-party", "passage_words": 100, "passages_per_speech": 8,
+            "split": {"validation_fraction": 0.15, "test_fraction": 0, "seed": 0, "folds": 3},
+            "recipe": {}}  # fmt: skip
+    prepare_task(task, str(folder))
+    runs, baseline_files, pooled_truth = [], [], []
+    for fold in (1, 2, 3):
+        truth = read_task_dir(str(folder / f"fold-{fold}"))[1]["test"].column("label").to_pylist()
+        pooled_truth += truth
+        for name, kind, predicted in (("pretrained", "pretrained", truth), ("random", "random_init", [0] * len(truth))):
+            for seed in (2, 1):  # the summary orders them
+                fold_score = sklearns(truth, predicted, 2)
+                run = {"task": "party", "model": name, "kind": kind, "source": "results/model", "seed": seed,
+                       "fold": fold, "recipe": {"learning_rate": 3e-3}, "search": True, "best_epoch": float(fold),
+                       "validation": fold_score, "test": fold_score, "predictions": predicted, "machine": MACHINE,
+                       "classes_predicted": {"validation": 2, "test": len(set(predicted))}}  # fmt: skip
+                (tmp_path / f"{name}-{fold}-{seed}.json").write_text(json.dumps(run))
+                runs.append(str(tmp_path / f"{name}-{fold}-{seed}.json"))
+        baseline_files.append(str(tmp_path / f"baselines-{fold}.json"))
+        run_baselines(str(folder / f"fold-{fold}"), baseline_files[-1])
+    found = summarize_task(str(folder / "task.json"), runs, [], [3e-3], baseline_files, str(tmp_path / "metrics.json"))
+    assert found["folds"] == 3 and found["bootstrap"]["groups"] == 181 and found["splits"]["test"]["examples"] == 1448
+    random = found["models"]["random"]["runs"]
+    assert [run["seed"] for run in random] == [1, 2] and [run["fold"] for run in random[0]["folds"]] == [1, 2, 3]
+    assert random[0]["test"]["macro_f1"] == pytest.approx(sklearns(pooled_truth, [0] * 1448, 2)["macro_f1"])
+    assert random[0]["classes_predicted"] == {"test": 1} and found["models"]["random"]["one_class_runs"] == 2
+    assert found["models"]["pretrained"]["summary"]["accuracy"]["median"] == 1.0
+    assert found["learning_rates"]["search_seeds"] == 2
+    fitted = [json.loads(Path(path).read_text())["majority"] for path in baseline_files]
+    correct = sum(fold["test"]["accuracy"] * len(fold["predictions"]) for fold in fitted)
+    assert found["models"]["majority"]["runs"][0]["test"]["accuracy"] == pytest.approx(correct / 1448)
+    assert found["pretraining_gain"]["verdict"] == "yes"
+    rows = dict(task_rows({**found, "description": "the party"}))
+    assert (
+        rows["splits"].endswith(", 3 folds pooled")
+        and "181 test groups, 1,448 examples, 3 folds pooled" in (rows["did pretraining pay? (fine-tuned)"])
+    )
+    with pytest.raises(DataError, match=r"results of 'party', seed 1: folds \[1, 3\], expected one run of each of"):
+        summarize_task(
+            str(folder / "task.json"),
+            [run for run in runs if "-2-1" not in run],
+            [],
+            [3e-3],
+            baseline_files,
+            str(tmp_path / "missing.json"),
+        )
+    assert not (tmp_path / "missing.json").exists()

@@ -24,7 +24,8 @@ def prepared(tiny_data, tmp_path_factory):
     task = {"name": "pairs", "type": "files", "format": "csv", "train": train,
             "validation": None, "test": None, "text_column": "first", "text_pair_column": "second",
             "label_column": "label", "group_column": "doc", "problem": None, "metrics": None,
-            "split": {"validation_fraction": 0.2, "test_fraction": 0.2, "seed": 0}, "recipe": {}}  # fmt: skip
+            "split": {"validation_fraction": 0.2, "test_fraction": 0.2, "seed": 0, "folds": None},
+            "recipe": {}}  # fmt: skip
     prepare_task(task, str(root / "pairs"))
     return root, model
 

@@ -29,7 +29,8 @@ RECIPE = {"learning_rate": 5e-3, "epochs": 3, "batch_size": 8, "max_length": 16,
 def files_task(path, **overrides) -> dict:
     task = {"name": "pairs", "type": "files", "format": "csv", "train": str(path), "validation": None, "test": None,
             "text_column": "first", "text_pair_column": "second", "label_column": "label", "group_column": "doc",
-            "problem": None, "metrics": None, "split": {"validation_fraction": 0.2, "test_fraction": 0.2, "seed": 0},
+            "problem": None, "metrics": None,
+            "split": {"validation_fraction": 0.2, "test_fraction": 0.2, "seed": 0, "folds": None},
             "recipe": {}}  # fmt: skip
     return {**task, **overrides}
 
@@ -90,7 +91,7 @@ def test_test_labels_cannot_move_the_rate_a_search_chooses(prepared, tmp_path):
         labels = {"same": "different", "different": "same"} if flipped else {}
         relabelled = [{**row, "label": labels.get(row["label"], row["label"])} for row in rows[60:]]
         folder = tmp_path / f"flipped-{flipped}"
-        split = {"validation_fraction": 0.25, "test_fraction": 0, "seed": 0}
+        split = {"validation_fraction": 0.25, "test_fraction": 0, "seed": 0, "folds": None}
         prepare_task(
             files_task(train, test=str(write_csv(folder / "test.csv", relabelled)), split=split), str(folder / "task")
         )

@@ -1,0 +1,53 @@
+"""k-fold cross-validation's results pooled (`split.folds`): each model's runs of one seed, one per fold, become one
+run on the pooled test split (every example once), their predictions concatenated in fold order and scored anew, so
+the summary compares, resamples and judges the folds as it does a single test split."""
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import DataError
+from .metrics import scores
+from .plan import fold_folder
+from .prepare import read_split
+
+FOLD_KEYS = ("fold", "best_epoch", "strength", "validation", "test")  # what each fold's entry of a pooled run keeps
+
+
+def reported_table(task_dir: Path, task: dict) -> pa.Table:
+    """The reported split as the summary scores it: the task's, or every fold's test split in fold order."""
+    if not task["folds"]:
+        return read_split(str(task_dir), task["reported_split"])
+    return pa.concat_tables(read_split(str(task_dir / fold_folder(fold)), "test") for fold in fold_numbers(task))
+
+
+def fold_numbers(task: dict) -> list[int]:
+    return list(range(1, task["folds"] + 1))
+
+
+def pooled_runs(runs: list[dict], task: dict, truth: np.ndarray) -> list[dict]:
+    """`runs` (one model's, every fold of each seed) as one run per seed on the pooled test split: the predictions
+    concatenated in fold order and scored against `truth`, each fold's own scores kept under `folds`."""
+    by_seed: dict = {}
+    for run in sorted(runs, key=lambda run: (run["seed"] or 0, run["fold"])):
+        by_seed.setdefault(run["seed"], []).append(run)
+    pooled = []
+    for seed, group in by_seed.items():
+        if [run["fold"] for run in group] != fold_numbers(task):
+            raise DataError(
+                f"results of {task['task']!r}, seed {seed}: folds {[run['fold'] for run in group]}, expected one run "
+                f"of each of folds 1 to {task['folds']} (rerun them)"
+            )
+        predicted = np.concatenate([np.asarray(run["predictions"]) for run in group])
+        classes = len(task["labels"] or [])
+        pooled.append(
+            {
+                "seed": seed,
+                "test": scores(task["metrics"], truth, predicted, classes),
+                **({"classes_predicted": {"test": len(set(predicted.tolist()))}} if classes else {}),
+                "predictions": predicted.tolist(),
+                "folds": [{key: run[key] for key in FOLD_KEYS if key in run} for run in group],
+            }
+        )
+    return pooled
