@@ -80,8 +80,9 @@ def _folded(task: dict, splits: dict, classes: bool) -> list[dict[str, pa.Table]
     folded = []
     for fold in range(task["split"]["folds"]):
         rest = train.filter(pa.array(fold_of_row != fold))
-        carved = carve(rest, {} if validation else {"validation": task["split"]["validation_fraction"]}, seed, classes)
-        folded.append({"train": carved["train"], "validation": validation or carved["validation"],
+        given = validation is not None
+        carved = carve(rest, {} if given else {"validation": task["split"]["validation_fraction"]}, seed, classes)
+        folded.append({"train": carved["train"], "validation": validation if given else carved["validation"],
                        "test": train.filter(pa.array(fold_of_row == fold))})  # fmt: skip
     return folded
 
