@@ -17,6 +17,8 @@ from snakebert.errors import DataError
 from snakebert.finetune import plan as finetune_plan
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
+from snakebert.training.base_model import INIT_FROM
+from snakebert.training.base_model import resolved as resolved_model
 from snakebert.training.job import evaluation_masking
 from snakebert.training.launch_plan import DEVICE_RESOURCES, job_backend, launch_plan
 from snakebert.training.phases import packing_sizes
@@ -48,10 +50,11 @@ def plan_shards():
 
 for problem in config_problems(config):  # the checks beyond the schema, before any job
     raise WorkflowError(problem)
+config["model"] = resolved_model(config["model"])  # a folder base's settings in place of null (a Hub base's: the job)
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = refused_as_workflow_error(plan_shards)
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
-FINETUNE_MODELS = finetune_plan.models(config["finetune"])
+FINETUNE_MODELS = finetune_plan.models(config["finetune"], config["model"][INIT_FROM])
 
 
 def corpus_shards(pattern):
@@ -67,6 +70,19 @@ def script(name):
 def code(name):
     """A params value that changes with scripts/`name` or a project module it imports: edited code reruns."""
     return code_digest(SCRIPTS / name, ROOT)
+
+
+def model_base_files():
+    """The files of a `model.init_from` folder, inputs of the kept tokenizer and of pretraining (an edit reruns them);
+    none for a Hub id or from scratch."""
+    base = config["model"][INIT_FROM]
+    if not base or not Path(base).is_dir():
+        return []
+    return sorted(declared_input(str(path), INPUT_ALIASES) for path in Path(base).iterdir() if path.is_file())
+
+
+def init_from(wildcards):
+    return config["model"][INIT_FROM]
 
 
 def tokenizer_base_files():
@@ -169,13 +185,14 @@ def training_command(*options):
 
 
 def training_inputs():
-    """What pretrain and calibrate read: the data set, the tokenizer and the Gaudi config."""
+    """What pretrain and calibrate read: the data set, the tokenizer, the Gaudi config and a `model.init_from` folder."""
     return {
         "manifest": "results/dataset/manifest.json",
         "tokenizer": "results/tokenizer",
         "blocks": corpus_shards("results/blocks/{source}/{shard}.arrow"),
         "phase_blocks": phase_packings("arrow"),
         "gaudi_config": GAUDI_CONFIG,
+        "base": model_base_files(),
     }
 
 

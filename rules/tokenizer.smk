@@ -1,22 +1,42 @@
-rule train_tokenizer:
-    input:
-        tokenizer_base_files(),
-        shards=corpus_shards("results/raw/{source}/{shard}.arrow"),
-        stats=corpus_shards("results/raw/{source}/{shard}.json"),
-        duplicates="results/dedup/duplicates.arrow",
-    output:
-        directory("results/tokenizer"),
-    log:
-        "logs/train_tokenizer.log",
-    benchmark:
-        "benchmarks/train_tokenizer.tsv"
-    conda:
-        "../envs/pipeline.yaml"
-    threads: 8
-    params:
-        script=script("train_tokenizer.py"),
-        code=code("train_tokenizer.py"),
-        tokenizer=config_json("tokenizer"),
-    shell:
-        "RAYON_NUM_THREADS={threads} python {params.script} --tokenizer {params.tokenizer:q}"
-        " --duplicates {input.duplicates} --raw {input.shards:q} --stats {input.stats:q} --out {output} > {log} 2>&1"
+if config["model"]["init_from"]:
+
+    rule keep_tokenizer:
+        input:
+            model_base_files(),
+        output:
+            directory("results/tokenizer"),
+        log:
+            "logs/keep_tokenizer.log",
+        conda:
+            "../envs/pipeline.yaml"
+        params:
+            script=script("keep_tokenizer.py"),
+            code=code("keep_tokenizer.py"),
+            base=init_from,
+        shell:
+            "python {params.script} --base {params.base:q} --out {output} > {log} 2>&1"
+
+else:
+
+    rule train_tokenizer:
+        input:
+            tokenizer_base_files(),
+            shards=corpus_shards("results/raw/{source}/{shard}.arrow"),
+            stats=corpus_shards("results/raw/{source}/{shard}.json"),
+            duplicates="results/dedup/duplicates.arrow",
+        output:
+            directory("results/tokenizer"),
+        log:
+            "logs/train_tokenizer.log",
+        benchmark:
+            "benchmarks/train_tokenizer.tsv"
+        conda:
+            "../envs/pipeline.yaml"
+        threads: 8
+        params:
+            script=script("train_tokenizer.py"),
+            code=code("train_tokenizer.py"),
+            tokenizer=config_json("tokenizer"),
+        shell:
+            "RAYON_NUM_THREADS={threads} python {params.script} --tokenizer {params.tokenizer:q}"
+            " --duplicates {input.duplicates} --raw {input.shards:q} --stats {input.stats:q} --out {output} > {log} 2>&1"

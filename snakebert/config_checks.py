@@ -1,15 +1,18 @@
 """The config's checks beyond the schema (config_validation.py), all of them, on the validated config with its
 defaults: numbers that are not finite, and the constraints between keys and sections that a job would otherwise meet
-late (the probes' prompts, the model's shape, the phases and the corruption split, fine-tuning, source names, the
-block size against the lengths, the Hub upload). The architecture against the training backend is the backend
+late (the model against its `init_from` base, the probes' prompts, the model's shape, the tokenizer keys a continued
+run ignores, the phases and the corruption split, fine-tuning, source names, the block size against the lengths, the
+Hub upload). The architecture against the training backend is the backend
 table's check (training/backends.backend_problems), made once the launch plan has resolved the backend. The
 workflow refuses the first problem when it is read, before any job, so this module and what it imports import
 neither torch, transformers nor datasets."""
 
 import math
 
+from .config_defaults import schema_defaults
 from .errors import DataError
-from .finetune.plan import BASELINE_NAMES, OWN_MODELS, task_recipe
+from .finetune.plan import BASE, BASELINE_NAMES, OWN_MODELS, task_recipe
+from .training.base_model import INIT_FROM, base_problems, resolved
 from .training.phases import plan_phases
 from .training.probes import MASK
 
@@ -38,14 +41,15 @@ def prompt_problems(probes: list[dict]) -> list[str]:
 
 
 def model_problems(model: dict) -> list[str]:
-    """The `model` section: what BertConfig accepts and BertModel refuses at its first use."""
+    """The `model` section: what BertConfig accepts and BertModel refuses at its first use (unknown until the job, for
+    a Hub base)."""
     width, heads = model["hidden_size"], model["num_attention_heads"]
-    if width % heads:
+    if width is not None and heads is not None and width % heads:
         return [f"config model.hidden_size ({width}) is not a multiple of model.num_attention_heads ({heads})"]
     return []
 
 
-def phase_problems(settings: dict, data_block_size: int, max_positions: int) -> list[str]:
+def phase_problems(settings: dict, data_block_size: int, max_positions: int | None) -> list[str]:
     """The `pretrain` settings' phases (as plan_phases refuses them, and each phase's blocks against the model's
     positions) and corruption split."""
     problems = []
@@ -54,7 +58,7 @@ def phase_problems(settings: dict, data_block_size: int, max_positions: int) -> 
     except DataError as error:
         return [str(error)]
     for index, phase in enumerate(settings["phases"]):  # without phases, data.block_size is checked on its own
-        if phase["block_size"] > max_positions:
+        if max_positions is not None and phase["block_size"] > max_positions:
             problems.append(
                 f"config pretrain.phases[{index}].block_size ({phase['block_size']}) is larger than "
                 f"model.max_position_embeddings ({max_positions})"
@@ -65,14 +69,14 @@ def phase_problems(settings: dict, data_block_size: int, max_positions: int) -> 
     return problems
 
 
-def finetune_problems(finetune: dict, positions: int) -> list[str]:
+def finetune_problems(finetune: dict, positions: int | None) -> list[str]:
     """The `finetune` section: names that collide (two tasks, two compared models, a compared model named as one of
     ours or a baseline), a hub task without a data set, inputs longer than the model's `positions`, and a learning-rate
     search with more seeds than the runs."""
     problems = []
     for index, task in enumerate(finetune["tasks"]):
         length = task_recipe(finetune, task)["max_length"]
-        if length > positions:
+        if positions is not None and length > positions:
             problems.append(
                 f"config finetune.tasks[{index}] ({task['name']}): recipe max_length {length} is larger than "
                 f"model.max_position_embeddings ({positions})"
@@ -85,7 +89,7 @@ def finetune_problems(finetune: dict, positions: int) -> list[str]:
         problems.append(f"config finetune.tasks: name {name!r} is used twice")
     compared = [entry["name"] for entry in finetune["compare"]]
     for index, name in enumerate(compared):
-        if name in OWN_MODELS or name in BASELINE_NAMES:
+        if name in OWN_MODELS or name == BASE or name in BASELINE_NAMES:
             problems.append(f"config finetune.compare[{index}]: name {name!r} is reserved for the results' own rows")
         elif compared.count(name) > 1:
             problems.append(f"config finetune.compare[{index}]: name {name!r} is used twice")
@@ -120,17 +124,30 @@ def repeated_source_names(sources: list[dict]) -> list[str]:
     return [f"config sources: name {repeated[0]!r} is used twice"] if repeated else []
 
 
-def block_size_problems(config: dict) -> list[str]:
+def block_size_problems(config: dict, max_positions: int | None) -> list[str]:
     """data.block_size against the longest input of the tokenizer and of the model."""
     block_size = config["data"]["block_size"]
     limits = {
         "tokenizer.model_max_length": config["tokenizer"]["model_max_length"],
-        "model.max_position_embeddings": config["model"]["max_position_embeddings"],
+        "model.max_position_embeddings": max_positions,
     }
     return [
         f"config data.block_size ({block_size}) is larger than {key} ({limit})"
         for key, limit in limits.items()
-        if block_size > limit
+        if limit is not None and block_size > limit
+    ]
+
+
+def tokenizer_problems(config: dict) -> list[str]:
+    """A run continued from a base keeps the base's tokenizer: the keys that train one must keep their defaults."""
+    if not config["model"][INIT_FROM]:
+        return []
+    defaults = schema_defaults("tokenizer")
+    return [
+        f"config tokenizer.{key} is {value!r}, but model.init_from keeps the base's tokenizer, which trains nothing: "
+        f"leave it at its default ({defaults[key]!r}; config/continue.yaml does)"
+        for key, value in config["tokenizer"].items()
+        if value != defaults[key]
     ]
 
 
@@ -146,13 +163,18 @@ def config_problems(config: dict) -> list[str]:
     infinite = [f"config {key}: a finite number is needed" for key in non_finite(config)]
     if infinite:
         return infinite
-    max_positions = config["model"]["max_position_embeddings"]
+    base = base_problems(config["model"])
+    if base:
+        return base
+    model = resolved(config["model"])
+    max_positions = model["max_position_embeddings"]
     return [
         *prompt_problems(config["evaluate"]["probes"]),
-        *model_problems(config["model"]),
+        *model_problems(model),
+        *tokenizer_problems(config),
         *phase_problems(config["pretrain"], config["data"]["block_size"], max_positions),
         *finetune_problems(config["finetune"], max_positions),
         *repeated_source_names(config["sources"]),
-        *block_size_problems(config),
+        *block_size_problems(config, max_positions),
         *hub_problems(config["hub"]),
     ]

@@ -9,7 +9,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
-from ..report.downstream import PROBE, comparison_rows, folds_text, gain_line, rate_text
+from ..report.downstream import PROBE, answered_gains, comparison_rows, folds_text, gain_line, rate_text
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
 
 MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)
@@ -88,14 +88,21 @@ def spread(summary: dict | None) -> str:
 ARCHITECTURE_NAMES = {"bert": "BERT", "modernbert": "ModernBERT"}  # a config's model_type, as people write it
 
 
-def description(config: dict, lowercase: bool, sources: list[str]) -> str:
+def description(config: dict, lowercase: bool | None, sources: list[str], base: str | None) -> str:
+    """What the model is: its architecture and size, how it was made (from scratch, or continued from `base`) and its
+    vocabulary (trained here, or the base's kept)."""
+    made = f"continued from `{base}`" if base else "pretrained from scratch"
+    if base:
+        vocabulary = f"the base's own vocabulary of {config['vocab_size']:,} tokens, kept as it is"
+    else:
+        vocabulary = f"a WordPiece vocabulary of {config['vocab_size']:,} tokens"
+        vocabulary += f" ({'lowercased' if lowercase else 'cased'} text)"
     return (
         f"A {ARCHITECTURE_NAMES[config['model_type']]} masked language model (`{config['architectures'][0]}`) "
-        f"pretrained from scratch by snakebert on "
+        f"{made} by snakebert on "
         f"{', '.join(sources)}: {plural(config['num_hidden_layers'], 'layer')} of width {config['hidden_size']}, "
         f"{plural(config['num_attention_heads'], 'attention head')}, feed-forward size {config['intermediate_size']}, "
-        f"at most {config['max_position_embeddings']} positions, and a WordPiece vocabulary of "
-        f"{config['vocab_size']:,} tokens ({'lowercased' if lowercase else 'cased'} text)."
+        f"at most {config['max_position_embeddings']} positions, and {vocabulary}."
     )
 
 
@@ -164,7 +171,7 @@ def task_text(task: dict) -> str:
     against = bullets(dict(comparison_rows(task)))
     parts = [f"### {task['task']}", about, table]
     if task["learning_rates"]:
-        parts += [f"Learning rate: {rate_text(task)}.", f"Did pretraining pay? {gain_line(task)}.", against]
+        parts += [f"Learning rate: {rate_text(task)}.", answers(task), against]
     if task["linear_probe"]:
         parts.append(probe_text(task))
     return "\n\n".join(part for part in parts if part)
@@ -178,17 +185,33 @@ def probe_text(task: dict) -> str:
         for name, model in probe["models"].items()
         if model["kind"] != "baseline"
     ]
-    return f"Linear probe ({PROBE}), {metric}: {', '.join(models)}. Did pretraining pay? {gain_line(probe)}."
+    return f"Linear probe ({PROBE}), {metric}: {', '.join(models)}. {answers(probe)}"
+
+
+def answers(results: dict) -> str:
+    """ "Did pretraining pay?" and, for a continued run, "did adaptation pay?", answered in sentences."""
+    return " ".join(
+        f"{question[0].upper()}{question[1:]} {gain_line(results, key)}." for key, question in answered_gains(results)
+    )
 
 
 def model_card(
-    manifest: dict, config: dict, lowercase: bool, training: dict, settings: dict, evaluation: dict, tasks: list[dict]
+    manifest: dict,
+    config: dict,
+    lowercase: bool | None,
+    training: dict,
+    settings: dict,
+    evaluation: dict,
+    tasks: list[dict],
 ) -> ModelCard:
     """The card of a model (`config`: its config.json; `settings`: the `pretrain` config) trained on `manifest`'s data
-    set, with its held-out MLM `evaluation` and its downstream `tasks` (fine-tuning metrics files)."""
+    set, with its held-out MLM `evaluation` and its downstream `tasks` (fine-tuning metrics files). A run continued
+    from a Hub model names it as its `base_model` (a base folder has no Hub id to link)."""
     sources = corpus_sources(manifest)
     name = f"snakebert-{'-'.join(sources)}"
+    base = training.get("init_from")
     metadata = ModelCardData(
+        base_model=base if base and not Path(base).is_dir() else None,
         library_name="transformers",
         pipeline_tag="fill-mask",
         tags=["bert", "fill-mask", "snakebert"],
@@ -197,7 +220,7 @@ def model_card(
     )
     downstream = [DOWNSTREAM, *map(task_text, tasks)] if tasks else ["No downstream task was run."]
     sections = [
-        f"# {name}\n\n{description(config, lowercase, sources)}",
+        f"# {name}\n\n{description(config, lowercase, sources, base)}",
         section("Training data", bullets(data_facts(manifest, sources)), PACKING),
         section("Training", bullets(training_facts(training, settings))),
         section("Evaluation: masked language modelling", bullets(mlm_facts(evaluation))),
@@ -215,7 +238,7 @@ def write_model_card(
     card = model_card(
         read_manifest(manifest),
         read_json(str(folder / "config.json"), "model config"),
-        read_json(str(folder / "tokenizer_config.json"), "tokenizer config")["do_lower_case"],
+        read_json(str(folder / "tokenizer_config.json"), "tokenizer config").get("do_lower_case"),
         read_json(str(folder / "training_metrics.json"), "training metrics file"),
         settings,
         read_json(eval_metrics, "evaluation metrics file"),

@@ -15,7 +15,7 @@ from ..files.json_files import read_fields
 from ..named_loading import load_named
 from .corpus import sample_texts, shard_texts
 from .dedup import duplicate_rows, shard_key
-from .special_tokens import SPECIAL_ROLES
+from .special_tokens import SPECIAL_ROLES, check_roles
 
 BERT_SPECIALS = {
     "pad_token": "[PAD]",
@@ -52,12 +52,7 @@ def bert_style(settings: dict) -> dict:
         raise DataError(
             f"tokenizer.base {settings['base']!r} is a {type(base).__name__}, not a BERT WordPiece tokenizer"
         )
-    missing = [role for role in SPECIAL_ROLES if getattr(base, role) is None]
-    if missing:
-        raise DataError(
-            f"tokenizer.base {settings['base']!r} has no {', '.join(missing)}: BERT needs each of "
-            f"{', '.join(SPECIAL_ROLES)}"
-        )
+    check_roles(base, f"tokenizer.base {settings['base']!r}", "BERT")
     return {
         "do_lower_case": base.do_lower_case,
         "strip_accents": base.strip_accents,

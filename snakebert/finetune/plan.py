@@ -6,6 +6,7 @@ from pathlib import Path
 
 PRETRAINED_MODEL = "results/model"
 OWN_MODELS = {"pretrained": "pretrained", "random": "random_init"}  # name in the results -> kind
+BASE = "base"  # the `model.init_from` base as it is, the row a continued run's model is compared with
 BASELINE_NAMES = ("majority", "tfidf")
 RECIPE_KEY = "recipe"
 CHOSEN = "chosen"  # the run folder of the seeds past the search's, at the rate the search chose on validation
@@ -13,11 +14,13 @@ RATE_PREFIX = "lr-"  # the run folder of one rate of the grid: lr-0.003
 FOLD_PREFIX = "fold-"  # a fold's folder (split.folds), in the prepared task and in the paths of what each fold made
 
 
-def models(finetune: dict) -> dict[str, tuple[str, str]]:
+def models(finetune: dict, base: str | None = None) -> dict[str, tuple[str, str]]:
     """{model name: (kind, folder or Hub id)}: the pretrained model, the same architecture from random
-    initialisation, then every `compare` model, in config order."""
+    initialisation, the `model.init_from` base as it is (a continued run), then every `compare` model, in config
+    order."""
     own = {name: (kind, PRETRAINED_MODEL) for name, kind in OWN_MODELS.items()}
-    return {**own, **{entry["name"]: ("reference", entry["model"]) for entry in finetune["compare"]}}
+    continued = {BASE: ("reference", base)} if base else {}
+    return {**own, **continued, **{entry["name"]: ("reference", entry["model"]) for entry in finetune["compare"]}}
 
 
 def model_inputs(source: str) -> list[str]:

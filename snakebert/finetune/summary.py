@@ -1,7 +1,8 @@
 """A task's results in one file: every model's runs on the reported split (test, or validation without one), their
 median and min-max over seeds, the baselines beside them, and how the pretrained model compares with every other
 model: its main score minus theirs, with a 95% interval from a paired bootstrap over the split's groups and the seeds
-(interval.py), and the verdict that interval gives. `pretraining_gain` is the comparison with random initialisation,
+(interval.py), and the verdict that interval gives. `pretraining_gain` is the comparison with random initialisation
+(`adaptation_gain`, of a run continued from a base, the comparison with the base as it is),
 with the difference seed by seed (both start from the same seed's classifier head and data order). The fine-tuned
 runs, each model at the rate its validation chose (rates.py), are the top level; the linear probe's runs
 (probe.py) the same under `linear_probe`. With `split.folds`, each seed's runs over the folds are pooled into one
@@ -18,7 +19,7 @@ from .examples import GROUP, LABEL
 from .folds import pooled_runs, reported_table
 from .interval import LEVEL, RESAMPLES, difference_interval, resampled_scores, verdict
 from .metrics import scores, spread
-from .plan import OWN_MODELS
+from .plan import BASE, OWN_MODELS
 from .rates import chosen_rate, validation_medians
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
@@ -38,18 +39,20 @@ def _one_class_runs(runs: list[dict], task: dict) -> int | None:
     return sum(run["classes_predicted"][task["reported_split"]] == 1 for run in runs)
 
 
-def _gain(models: dict, task: dict, comparisons: dict) -> dict | None:
-    if OURS not in models or "random" not in models:
+def _gain(models: dict, task: dict, comparisons: dict, other: str) -> dict | None:
+    """The pretrained model's main score minus `other`'s seed by seed (the same seed: the same classifier head and data
+    order), with the interval and verdict of their comparison; None without both."""
+    if OURS not in models or other not in models:
         return None
     metric, split = task["main_metric"], task["reported_split"]
-    random = {run["seed"]: run[split][metric] for run in models["random"]["runs"]}
+    theirs = {run["seed"]: run[split][metric] for run in models[other]["runs"]}
     differences = [
-        run[split][metric] - random[run["seed"]]
+        run[split][metric] - theirs[run["seed"]]
         for run in models[OURS]["runs"]
-        if run[split][metric] is not None and random.get(run["seed"]) is not None
+        if run[split][metric] is not None and theirs.get(run["seed"]) is not None
     ]
     by_seed = spread(differences) or {"median": None, "min": None, "max": None, "runs": 0}
-    return {"metric": metric, **by_seed, **{key: comparisons["random"][key] for key in ("interval", "verdict")}}
+    return {"metric": metric, **by_seed, **{key: comparisons[other][key] for key in ("interval", "verdict")}}
 
 
 def _median_difference(models: dict, metric: str, name: str) -> float | None:
@@ -168,7 +171,12 @@ def _protocol(task: dict, table, models: dict, predictions: dict, baselines: dic
         entry["summary"] = _summarised(entry["runs"], task)
         entry["one_class_runs"] = _one_class_runs(entry["runs"], task)
     comparisons = _comparisons(task, table, models, predictions)
-    return {"models": models, "comparisons": comparisons, "pretraining_gain": _gain(models, task, comparisons)}
+    return {
+        "models": models,
+        "comparisons": comparisons,
+        "pretraining_gain": _gain(models, task, comparisons, "random"),
+        "adaptation_gain": _gain(models, task, comparisons, BASE),
+    }
 
 
 def summarize_task(

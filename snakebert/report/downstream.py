@@ -69,23 +69,39 @@ def rate_text(results: dict) -> str:
     return text
 
 
-def gain_line(results: dict) -> str:
-    """ "Did pretraining pay?": the verdict of the interval, the difference seed by seed and the interval."""
-    gain = results["pretraining_gain"]
+GAINS = {  # each gain of metrics.json: its question and the difference it is
+    "pretraining_gain": ("did pretraining pay?", "pretrained minus random init", "random"),
+    "adaptation_gain": ("did adaptation pay?", "adapted minus the base as it is", "base"),
+}
+
+
+def gain_line(results: dict, key: str = "pretraining_gain") -> str:
+    """ "Did pretraining pay?" (or adaptation, `key`): the verdict of the interval, the difference seed by seed and the
+    interval."""
+    gain = results.get(key)
     if gain is None or gain["median"] is None:
         return "not measured"
     return (
-        f"{gain['verdict']}: pretrained minus random init, {gain['metric']} {gain['median']:+.3f} "
+        f"{gain['verdict']}: {GAINS[key][1]}, {gain['metric']} {gain['median']:+.3f} "
         f"({gain['min']:+.3f} to {gain['max']:+.3f} over {gain['runs']} seeds, seed by seed); "
         f"{interval_text(gain, results)}, seeds resampled too"
     )
 
 
+def answered_gains(results: dict) -> list[tuple[str, str]]:
+    """(key, question) of each gain the results answer: pretraining's, and adaptation's for a continued run."""
+    return [(key, question) for key, (question, _, _) in GAINS.items() if key == "pretraining_gain" or results.get(key)]
+
+
+def gain_rows(results: dict, protocol: str) -> list[tuple[str, str]]:
+    return [(f"{question} ({protocol})", gain_line(results, key)) for key, question in answered_gains(results)]
+
+
 def comparison_rows(results: dict, prefix: str = "") -> list[tuple[str, str]]:
-    """The pretrained model against every other model but random initialisation (the gain line has it)."""
+    """The pretrained model against every other model but those of a gain line (random initialisation, a base)."""
     rows = []
     for name, compared in results["comparisons"].items():
-        if name == "random" or compared["difference"] is None:
+        if name in [other for _, _, other in GAINS.values()] or compared["difference"] is None:
             continue
         rows.append(
             (
@@ -118,7 +134,7 @@ def probe_rows(results: dict) -> list[tuple[str, str]]:
     return [
         ("linear probe", PROBE),
         *model_rows({**probe, "models": models}, "probe: "),
-        ("did pretraining pay? (linear probe)", gain_line(probe)),
+        *gain_rows(probe, "linear probe"),
         *comparison_rows(probe, "probe: "),
     ]
 
@@ -138,5 +154,5 @@ def task_rows(results: dict) -> list[tuple[str, str]]:
         rows.append(("learning rate", rate_text(results)))
     rows.append(("measured on", "; ".join(map(machine_text, results["machines"]))))
     if results["learning_rates"]:
-        rows += [("did pretraining pay? (fine-tuned)", gain_line(results)), *comparison_rows(results)]
+        rows += [*gain_rows(results, "fine-tuned"), *comparison_rows(results)]
     return rows + (probe_rows(results) if results["linear_probe"] else [])

@@ -20,6 +20,8 @@ from transformers import BertConfig, BertForMaskedLM, ModernBertConfig, ModernBe
 from transformers.modeling_outputs import MaskedLMOutput
 
 from ..config_defaults import schema_defaults
+from ..errors import DataError
+from .base_model import INIT_FROM
 from .masking import IGNORED
 
 SHARED_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
@@ -108,9 +110,19 @@ def architecture_of(config: PretrainedConfig) -> Architecture:
 
 def model_config(model: dict, tokenizer) -> PretrainedConfig:
     """The architecture's config: dimensions from the model section (the schema's defaults for keys it lacks);
-    vocabulary and special ids from the tokenizer."""
+    vocabulary and special ids from the tokenizer. A continued run's is its base's own (`model` resolved against it,
+    base_model.job_model), whose embeddings must hold the tokenizer's every id."""
     model = {**schema_defaults("model"), **model}
-    return ARCHITECTURES[model["architecture"]].config(model, tokenizer)
+    architecture = ARCHITECTURES[model["architecture"]]
+    if not model[INIT_FROM]:
+        return architecture.config(model, tokenizer)
+    config = architecture.masked_lm.config_class.from_pretrained(model[INIT_FROM])
+    if config.vocab_size < len(tokenizer):
+        raise DataError(
+            f"model.init_from {model[INIT_FROM]!r}: its embeddings hold {config.vocab_size} tokens, fewer than its "
+            f"tokenizer's {len(tokenizer)}"
+        )
+    return config
 
 
 def masked_logits(model, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -121,9 +133,18 @@ def masked_logits(model, input_ids: torch.Tensor, positions: torch.Tensor) -> to
     return architecture.predict(model, hidden.gather(1, index))
 
 
-def masked_positions_model(config: PretrainedConfig):
-    """The model of `config` as it trains, initialised from the global seed."""
-    return architecture_of(config).trained(config)
+def masked_positions_model(config: PretrainedConfig, base: str | None = None):
+    """The model of `config` as it trains: initialised from the global seed, or a continued run's `base` weights. A
+    base without a masked LM head (an encoder alone) gets a fresh head, drawn from the global seed, its decoder tied
+    to the input embeddings; the log says so."""
+    trained = architecture_of(config).trained
+    if base is None:
+        return trained(config)
+    model, loading = trained.from_pretrained(base, config=config, output_loading_info=True)
+    if loading["missing_keys"]:
+        print(f"model.init_from {base!r}: no weights for {', '.join(sorted(loading['missing_keys']))}; they start "
+              "fresh (a base without its masked LM head)", flush=True)  # fmt: skip
+    return model
 
 
 def save_masked_lm(trainer, tokenizer, folder: Path) -> None:

@@ -1,6 +1,7 @@
 """Pretrain BERT with masked language modelling on the manifest's blocks, phase by phase: check the data before
 the first step, resume from a matching checkpoint, log one progress line per logging step."""
 
+import dataclasses
 import hashlib
 import json
 import time
@@ -11,11 +12,13 @@ import torch
 from transformers import AutoTokenizer, PretrainedConfig, set_seed
 from transformers.utils.logging import disable_progress_bar
 
+from ..config_defaults import schema_defaults
 from ..data.manifest import data_digest, read_manifest
 from ..data.manifest_view import Manifest
 from ..errors import DataError
 from ..files.atomic import atomic_path
 from .backends import backend_problems, rank, world_size
+from .base_model import INIT_FROM, base_digest, job_model
 from .block_dataset import BlockDataset, split_indices
 from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory, step_ranges
 from .collator import BlockCollator
@@ -46,13 +49,21 @@ NEUTRAL_SETTINGS = frozenset(
 
 
 def fingerprint_inputs(
-    manifest: Manifest, model: PretrainedConfig, settings: dict, processes: int, backend: str, gaudi_config: str
+    manifest: Manifest,
+    model: PretrainedConfig,
+    settings: dict,
+    processes: int,
+    backend: str,
+    gaudi_config: str,
+    base: str | None = None,
 ) -> dict:
-    """Everything that can change what training produces: the data, the model, every setting but the neutral
-    ones, the world size, the backend and the Gaudi config."""
+    """Everything that can change what training produces: the data, the model and the base it starts from (by the
+    digest of a base folder's files), every setting but the neutral ones, the world size, the backend and the Gaudi
+    config."""
     return {
         "data": data_digest(manifest),
         "model": model.to_diff_dict(),
+        "base": base_digest(base) if base else None,
         "training": {key: value for key, value in settings.items() if key not in NEUTRAL_SETTINGS},
         "world_size": processes,
         "backend": backend,
@@ -181,6 +192,7 @@ def prepare_run(job: TrainingJob) -> Run:
     if job.threads:
         torch.set_num_threads(job.threads)
     processes = check_world_size(backend, job.world_size)
+    job = dataclasses.replace(job, model=job_model({**schema_defaults("model"), **job.model}))
     for problem in backend_problems(job.model, backend):
         raise DataError(problem)
     if backend == "cpu" and torch.cuda.is_available():
@@ -195,7 +207,7 @@ def prepare_run(job: TrainingJob) -> Run:
     validation = BlockDataset(manifest, Path(job.manifest).parent, "validation", limit=settings["eval_blocks"])
     config = model_config(job.model, tokenizer)
     settings = {**settings, "shuffle_seed": manifest.shuffle_seed}
-    inputs = fingerprint_inputs(manifest, config, settings, processes, backend, job.gaudi_config)
+    inputs = fingerprint_inputs(manifest, config, settings, processes, backend, job.gaudi_config, job.model[INIT_FROM])
     if len(validation) < settings["per_device_eval_batch_size"]:
         print(
             f"evaluating in batches of {len(validation)}: only {len(validation)} validation blocks (last batches drop)"
@@ -214,7 +226,7 @@ def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None):
     initialised from the seed (a resumed checkpoint replaces it)."""
     job, settings = run.job, run.settings
     set_seed(settings["seed"])
-    model = masked_positions_model(run.config)
+    model = masked_positions_model(run.config, job.model[INIT_FROM])
     train = BlockDataset(run.manifest, Path(job.manifest).parent, "train", block_size=phase.block_size)
     collator = BlockCollator(run.tokenizer, phase.predictions, settings["seed"], settings["corruption"])
     collators = (collator, run.eval_collator)
@@ -275,7 +287,7 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
         if stop.stopped_at is not None:
             raise report_stop(stopped(stop, str(run.folder)))
         records.append(phase_record(phase, trainer, result))
-    metrics = summary(trainer, records, job.backend, first_resume, segment)
+    metrics = {**summary(trainer, records, job.backend, first_resume, segment), "init_from": job.model[INIT_FROM]}
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
     if trainer.is_world_process_zero():
         with atomic_path(out) as tmp:

@@ -5,6 +5,7 @@ import json
 
 import pytest
 import yaml
+from helpers import save_tiny_model
 
 from snakebert.config_defaults import SCHEMA, schema_defaults
 from snakebert.data.manifest import read_manifest
@@ -71,11 +72,25 @@ def test_each_pretrain_setting_changes_the_fingerprint_unless_named_neutral(file
     assert (print_of(files, model, other) != print_of(files, model, settings)) == (key not in NEUTRAL_SETTINGS)
 
 
-@pytest.mark.parametrize("key", sorted(schema_section("model")))
+@pytest.mark.parametrize("key", sorted(set(schema_section("model")) - {"init_from"}))
 def test_each_model_setting_changes_the_fingerprint(files, key):
     model, settings = schema_defaults("model"), schema_defaults("pretrain")
     other = {**model, key: changed(schema_section("model")[key], model[key])}
     assert print_of(files, other, settings) != print_of(files, model, settings)
+
+
+def test_a_base_and_each_file_of_it_change_the_fingerprint(files, tiny_data, tmp_path):
+    """model.init_from: the base's files by digest (the config it builds is the base's own, in `model`)."""
+    manifest, gaudi = files
+    config, settings = model_config(schema_defaults("model"), Vocabulary()), {**schema_defaults("pretrain"), "seed": 1}
+    base = save_tiny_model(tiny_data.tokenizer, tmp_path / "base")
+    prints = [fingerprint(fingerprint_inputs(read_manifest(str(manifest)), config, settings, 1, "cpu", gaudi, name))
+              for name in (None, base)]  # fmt: skip
+    (tmp_path / "base" / "vocab.txt").write_text("[PAD]\n")
+    prints.append(
+        fingerprint(fingerprint_inputs(read_manifest(str(manifest)), config, settings, 1, "cpu", gaudi, base))
+    )
+    assert len(set(prints)) == 3
 
 
 def test_backend_and_gaudi_config_content_change_the_fingerprint(files):

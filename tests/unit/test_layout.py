@@ -10,8 +10,11 @@ LAUNCHERS = {"gaudi_spawn", "torch_spawn"}
 
 
 def rule_names() -> set[str]:
+    """Every rule, those defined under a condition (rules/tokenizer.smk) included."""
     names = {
-        name for path in (REPO / "rules").glob("*.smk") for name in re.findall(r"^rule (\w+):", path.read_text(), re.M)
+        name
+        for path in (REPO / "rules").glob("*.smk")
+        for name in re.findall(r"^\s*rule (\w+):", path.read_text(), re.M)
     }
     return names | set(re.findall(r"^rule (\w+):", (REPO / "Snakefile").read_text(), re.M))
 

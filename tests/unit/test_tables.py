@@ -15,6 +15,7 @@ from snakebert.finetune.metrics import METRICS
 from snakebert.finetune.tasks import TASK_TYPES
 from snakebert.hub import UPLOADS, upload_plan
 from snakebert.training.backends import BACKENDS, cuda_arguments, device_count, rank, resolve_backend, world_size
+from snakebert.training.base_model import SUPPORTED
 from snakebert.training.model import ARCHITECTURES
 
 PROPERTIES = yaml.safe_load(SCHEMA.read_text())["properties"]
@@ -43,7 +44,9 @@ def test_the_schemas_task_types_presets_and_metrics_are_the_tables_keys():
 
 
 def test_the_schemas_architectures_are_the_tables_keys():
-    assert PROPERTIES["model"]["properties"]["architecture"]["enum"] == list(ARCHITECTURES)
+    enum = PROPERTIES["model"]["properties"]["architecture"]["enum"]
+    assert enum == [*ARCHITECTURES, None]  # None: a continued run's base's (training/base_model.py)
+    assert list(ARCHITECTURES) == list(SUPPORTED)
 
 
 def test_the_schemas_backends_are_auto_and_the_tables_keys():

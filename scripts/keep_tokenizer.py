@@ -1,0 +1,23 @@
+"""keep_tokenizer: a continued run's tokenizer, the `model.init_from` base's own, saved unchanged."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
+
+from snakebert.data.base_tokenizer import keep_tokenizer
+from snakebert.errors import run_cli
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--base", required=True, help="model.init_from: a model folder or a Hub id")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    print(json.dumps(keep_tokenizer(args.base, args.out)))
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,48 @@
+"""A continued run's tokenizer (`model.init_from`): the base's own, saved unchanged with `save_pretrained`, so that the
+ids of any text are the base's. Refused before anything is written: a base folder with weights and no tokenizer files
+(AutoTokenizer would fall back to a tokenizer of a few tokens and make every word unknown), a tokenizer without its
+fast form (tokenizer.json, which the data jobs read), one without every special-token role a masked LM needs, and one
+whose vocabulary does not fit the blocks' ids."""
+
+from pathlib import Path
+
+from ..errors import DataError
+from ..files.atomic import atomic_path
+from ..files.block_format import DTYPE, MAX_VOCAB
+from ..named_loading import load_named
+from .special_tokens import SPECIAL_ROLES, check_roles
+
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "vocab.json", "spiece.model")
+WHAT = "model.init_from"
+
+
+def load_base_tokenizer(base: str):
+    """The base's tokenizer, checked (see the module); its remote code, if it asks for some, is never run."""
+    from transformers import AutoTokenizer  # the job's only heavy import
+
+    folder = Path(base)
+    if folder.is_dir() and not any((folder / name).is_file() for name in TOKENIZER_FILES):
+        raise DataError(
+            f"{WHAT} {base!r}: the folder holds no tokenizer (none of {', '.join(TOKENIZER_FILES)}); save the base's "
+            "tokenizer into it beside the weights (tokenizer.save_pretrained)"
+        )
+    tokenizer = load_named(AutoTokenizer.from_pretrained, base, WHAT)
+    if not tokenizer.is_fast:
+        raise DataError(
+            f"{WHAT} {base!r}: its tokenizer ({type(tokenizer).__name__}) has no fast form (tokenizer.json)"
+        )
+    check_roles(tokenizer, f"{WHAT} {base!r}: its tokenizer", "masked language modelling")
+    if len(tokenizer) > MAX_VOCAB:
+        raise DataError(
+            f"{WHAT} {base!r}: its vocabulary of {len(tokenizer):,} tokens does not fit {DTYPE} blocks (at most "
+            f"{MAX_VOCAB:,})"
+        )
+    return tokenizer
+
+
+def keep_tokenizer(base: str, out: str) -> dict:
+    """Save the base's tokenizer into the folder `out`; return its size and special tokens."""
+    tokenizer = load_base_tokenizer(base)
+    with atomic_path(out) as tmp:
+        tokenizer.save_pretrained(str(tmp))
+    return {"tokens": len(tokenizer), **{role: str(getattr(tokenizer, role)) for role in SPECIAL_ROLES}}

@@ -1,0 +1,123 @@
+"""The base model of a continued run (`model.init_from`, a folder or a Hub id): its architecture and settings read from
+its config.json under the `model` section's names, so that the parse-time checks and the training job see the same
+numbers. A `model` key left null takes the base's value; a key set to another value than the base's is refused, naming
+both. A config that asks for remote code is refused (it is never run), as is an architecture outside the table. Reads
+JSON only: the workflow's parse imports neither torch nor transformers."""
+
+import hashlib
+import json
+from pathlib import Path
+
+from ..errors import DataError
+from ..files.checksum import sha256
+from ..named_loading import load_named
+
+INIT_FROM = "init_from"
+SUPPORTED = ("bert", "modernbert")  # training/model.py's ARCHITECTURES, by the base config's model_type
+COMMON = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "max_position_embeddings")
+COMMON += ("initializer_range",)
+DROPOUTS = {  # the model section's dropout keys, as each architecture's config names them
+    "bert": {
+        "hidden_dropout_prob": "hidden_dropout_prob",
+        "attention_probs_dropout_prob": "attention_probs_dropout_prob",
+    },
+    "modernbert": {"hidden_dropout_prob": "mlp_dropout", "attention_probs_dropout_prob": "attention_dropout"},
+}
+
+
+def base_config(name: str) -> dict | None:
+    """The base's config.json, if `name` is a folder; None for a Hub id (read by the job: the parse is offline)."""
+    folder = Path(name)
+    if not folder.is_dir():
+        return None
+    path = folder / "config.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise DataError(f"model.init_from {name!r}: cannot read {path} ({error}): it is not a model folder") from None
+
+
+def base_settings(name: str, found: dict) -> dict:
+    """The `model` section a base's config (`found`) amounts to: its architecture and every setting."""
+    if found.get("auto_map"):
+        raise DataError(
+            f"model.init_from {name!r}: its config asks for remote code (auto_map), which is never run; "
+            f"use a checkpoint of a supported architecture ({', '.join(SUPPORTED)})"
+        )
+    architecture = found.get("model_type")
+    if architecture not in SUPPORTED:
+        raise DataError(
+            f"model.init_from {name!r}: architecture {architecture!r} is not supported; supported: "
+            f"{', '.join(SUPPORTED)}"
+        )
+    keys = {key: key for key in COMMON} | DROPOUTS[architecture]
+    missing = sorted(theirs for theirs in keys.values() if theirs not in found)
+    if missing:
+        raise DataError(f"model.init_from {name!r}: its config has no {', '.join(missing)}")
+    return {"architecture": architecture, **{ours: found[theirs] for ours, theirs in keys.items()}}
+
+
+def conflicts(model: dict, base: dict) -> list[str]:
+    """Each `model` key set to another value than the base's."""
+    return [
+        f"config model.{key} is {model[key]!r}, but the model.init_from base has {value!r} (leave it null to take the "
+        "base's)"
+        for key, value in base.items()
+        if model[key] is not None and model[key] != value
+    ]
+
+
+def null_keys(model: dict) -> list[str]:
+    return [key for key, value in model.items() if key != INIT_FROM and value is None]
+
+
+def base_problems(model: dict) -> list[str]:
+    """The `model` section against its base: the base unreadable or refused, keys that disagree with it, and null keys
+    without a base to take their values from."""
+    if not model[INIT_FROM]:
+        return [
+            f"config model.{key} is null, which takes the value of a model.init_from base, and model.init_from is "
+            "not set"
+            for key in null_keys(model)
+        ]
+    try:
+        found = base_config(model[INIT_FROM])
+        return [] if found is None else conflicts(model, base_settings(model[INIT_FROM], found))
+    except DataError as error:
+        return [f"config {error}"]
+
+
+def resolved(model: dict, found: dict | None = None) -> dict:
+    """The `model` section with its null keys filled from its base's config (`found`, else read here if the base is a
+    folder); unchanged without a base, or with a Hub id and no `found` (the job fills it)."""
+    if not model[INIT_FROM]:
+        return model
+    found = base_config(model[INIT_FROM]) if found is None else found
+    if found is None:
+        return model
+    base = base_settings(model[INIT_FROM], found)
+    problems = conflicts(model, base)
+    if problems:
+        raise DataError(problems[0])
+    return {**model, **base}
+
+
+def job_model(model: dict) -> dict:
+    """The training job's `model` section, resolved against its base's config however the base is named (a Hub id's
+    is read here, the first time anything needs it)."""
+    if not model[INIT_FROM]:
+        return model
+    from transformers import PretrainedConfig
+
+    found = load_named(lambda name: PretrainedConfig.get_config_dict(name)[0], model[INIT_FROM], "model.init_from")
+    return resolved(model, found)
+
+
+def base_digest(name: str) -> str:
+    """What the base is, for the checkpoint fingerprint: a folder's files (weights, config, tokenizer), by SHA-256;
+    a Hub id as named."""
+    folder = Path(name)
+    if not folder.is_dir():
+        return name
+    files = sorted(path for path in folder.iterdir() if path.is_file())
+    return hashlib.sha256("".join(f"{path.name}:{sha256(str(path))}\n" for path in files).encode()).hexdigest()

@@ -1,0 +1,167 @@
+"""Continued pretraining's base (`model.init_from`): the config against the base (null keys take its values, other
+values refused naming both, remote code and other architectures refused), its tokenizer kept as it is, its weights the
+start (an encoder alone gets a fresh head tied to its embeddings), and bad bases named before anything is written."""
+
+import copy
+import json
+import shutil
+
+import pytest
+import torch
+import yaml
+from helpers import REPO, save_tiny_model
+from transformers import AutoTokenizer, BertModel
+
+from snakebert.config_checks import config_problems, finetune_problems
+from snakebert.config_defaults import schema_defaults
+from snakebert.config_validation import validate_config
+from snakebert.data.base_tokenizer import keep_tokenizer
+from snakebert.errors import DataError
+from snakebert.training.base_model import base_digest, job_model, resolved
+from snakebert.training.model import masked_positions_model, model_config
+
+CONTINUE = yaml.safe_load((REPO / "config/continue.yaml").read_text())
+TEXT = "The Senate and HOUSE of representatives, in 1853: an unheard-of wordpiece, naïve café."
+
+
+@pytest.fixture(scope="module")
+def base(tiny_data, tmp_path_factory) -> str:
+    """A one-layer BERT masked LM with the tiny tokenizer, as a base folder."""
+    return save_tiny_model(tiny_data.tokenizer, tmp_path_factory.mktemp("base") / "model")
+
+
+def continued(base: str, **model) -> dict:
+    """The default config with config/continue.yaml over it and `base` as its init_from; `model` keys over that."""
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    for section, values in CONTINUE.items():
+        config[section] = {**config.get(section, {}), **values}
+    config["model"] = {**config["model"], "init_from": base, **model}
+    config["pretrain"]["phases"] = [{"block_size": 32, "fraction": 1.0}]  # the tiny base has 32 positions
+    config["data"]["block_size"] = 32
+    config["finetune"]["tasks"][0]["recipe"]["max_length"] = 32
+    validate_config(config)
+    return config
+
+
+def test_null_keys_take_the_bases_values_and_the_shipped_continue_config_passes(base):
+    config = continued(base)
+    assert config_problems(config) == []
+    model = resolved(config["model"])
+    assert {key: model[key] for key in ("architecture", "hidden_size", "num_hidden_layers", "max_position_embeddings",
+                                        "hidden_dropout_prob")} == {  # fmt: skip
+        "architecture": "bert", "hidden_size": 32, "num_hidden_layers": 1, "max_position_embeddings": 32,
+        "hidden_dropout_prob": 0.1}  # fmt: skip
+
+
+def test_keys_that_disagree_with_the_base_and_tokenizer_training_keys_are_refused(base):
+    config = continued(base, hidden_size=64, architecture="bert")
+    assert config_problems(config) == [
+        "config model.hidden_size is 64, but the model.init_from base has 32 (leave it null to take the base's)"
+    ]
+    config = continued(base)
+    config["tokenizer"]["vocab_size"] = 8000
+    assert config_problems(config) == [
+        "config tokenizer.vocab_size is 8000, but model.init_from keeps the base's tokenizer, which trains nothing: "
+        "leave it at its default (32000; config/continue.yaml does)"
+    ]
+    config = continued(base)
+    config["data"]["block_size"] = 64
+    assert "config data.block_size (64) is larger than model.max_position_embeddings (32)" in config_problems(config)
+
+
+def test_null_keys_without_a_base_are_refused(base):
+    config = continued(base, init_from=None)
+    assert config_problems(config)[0] == (
+        "config model.architecture is null, which takes the value of a model.init_from base, and model.init_from "
+        "is not set"
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"auto_map": {"AutoModel": "modeling.Custom"}},
+            "its config asks for remote code \\(auto_map\\), which is never run",
+        ),
+        ({"model_type": "gpt2"}, "architecture 'gpt2' is not supported; supported: bert, modernbert"),
+    ],
+)
+def test_a_base_asking_for_remote_code_or_of_another_architecture_is_refused(base, tmp_path, change, message):
+    folder = shutil.copytree(base, tmp_path / "base")
+    found = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**found, **change}))
+    (problem,) = config_problems(continued(str(folder)))
+    assert problem.startswith(f"config model.init_from {str(folder)!r}: ")
+    with pytest.raises(DataError, match=message):
+        job_model(continued(str(folder))["model"])
+
+
+def test_a_hub_base_that_cannot_be_read_is_named_with_what_was_tried(base, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    config = continued("someone/missing-bert")
+    assert config_problems(config) == []  # a Hub id is read by the job, not when the workflow is parsed
+    with pytest.raises(DataError, match="model.init_from 'someone/missing-bert' could not be loaded: tried a folder"):
+        job_model(config["model"])
+
+
+def test_a_compare_model_named_base_is_refused(base):
+    finetune = copy.deepcopy(continued(base)["finetune"])
+    finetune["compare"] = [{"name": "base", "model": "x"}]
+    assert finetune_problems(finetune, 32) == [
+        "config finetune.compare[0]: name 'base' is reserved for the results' own rows"
+    ]
+
+
+def test_the_kept_tokenizer_gives_the_bases_ids(base, tmp_path):
+    kept = keep_tokenizer(base, str(tmp_path / "tokenizer"))
+    theirs, ours = AutoTokenizer.from_pretrained(base), AutoTokenizer.from_pretrained(tmp_path / "tokenizer")
+    assert ours(TEXT)["input_ids"] == theirs(TEXT)["input_ids"] and len(ours) == len(theirs) == kept["tokens"]
+    assert kept["mask_token"] == "[MASK]" and ours.get_vocab() == theirs.get_vocab()
+
+
+def test_a_base_folder_without_a_tokenizer_or_a_mask_token_is_refused_and_nothing_is_written(base, tmp_path):
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        shutil.copy(f"{base}/{name}", bare / name)
+    with pytest.raises(DataError, match="the folder holds no tokenizer"):
+        keep_tokenizer(str(bare), str(tmp_path / "out"))
+    no_mask = shutil.copytree(base, tmp_path / "no-mask")
+    settings = json.loads((no_mask / "tokenizer_config.json").read_text())
+    (no_mask / "tokenizer_config.json").write_text(json.dumps({**settings, "mask_token": None}))
+    with pytest.raises(DataError, match="its tokenizer has no mask_token"):
+        keep_tokenizer(str(no_mask), str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_start_is_the_bases_weights_and_an_encoder_alone_gets_a_fresh_tied_head(base, tmp_path, capsys):
+    model = job_model({**schema_defaults("model"), **continued(base)["model"]})
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    config = model_config(model, tokenizer)
+    whole = masked_positions_model(config, base)
+    saved = type(whole).from_pretrained(base).state_dict()
+    assert all(torch.equal(value, saved[name]) for name, value in whole.state_dict().items())
+    assert capsys.readouterr().out == ""  # nothing started fresh
+    encoder = tmp_path / "encoder"
+    BertModel.from_pretrained(base).save_pretrained(encoder)
+    torch.manual_seed(3)
+    first = masked_positions_model(config, str(encoder))
+    assert "start fresh (a base without its masked LM head)" in capsys.readouterr().out
+    torch.manual_seed(3)
+    again = masked_positions_model(config, str(encoder))
+    assert torch.equal(first.bert.encoder.layer[0].output.dense.weight, whole.bert.encoder.layer[0].output.dense.weight)
+    decoder = first.cls.predictions.decoder.weight
+    assert decoder.data_ptr() == first.bert.embeddings.word_embeddings.weight.data_ptr()  # tied
+    head = first.cls.predictions.transform.dense.weight
+    assert not torch.equal(head, whole.cls.predictions.transform.dense.weight)  # fresh, not the base's
+    assert torch.equal(head, again.cls.predictions.transform.dense.weight)  # and drawn from the seed
+
+
+def test_the_fingerprint_follows_every_file_of_a_base_folder(base, tmp_path):
+    folder = shutil.copytree(base, tmp_path / "base")
+    before = base_digest(str(folder))
+    assert base_digest(str(folder)) == before and base_digest("someone/bert") == "someone/bert"
+    settings = json.loads((folder / "tokenizer_config.json").read_text())
+    (folder / "tokenizer_config.json").write_text(json.dumps({**settings, "model_max_length": 16}))
+    assert base_digest(str(folder)) != before
