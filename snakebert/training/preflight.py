@@ -131,3 +131,13 @@ def check_vocabulary(manifest_path: str, manifest: Manifest, vocab_size: int) ->
             f"{manifest_path}: the blocks were tokenized with a vocabulary of {manifest.vocab_size}, "
             f"the tokenizer has {vocab_size}"
         )
+
+
+def check_positions(block_sizes: list[int], positions: int, where: str) -> None:
+    """Every phase's blocks within the model's positions (checked when the workflow is read, except for a Hub base,
+    whose positions are known once the job reads its config: `where` names it)."""
+    if max(block_sizes) > positions:
+        raise DataError(
+            f"{where}: blocks of {max(block_sizes)} tokens do not fit its {positions} positions; lower data.block_size "
+            "or the phases' block sizes"
+        )

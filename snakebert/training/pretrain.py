@@ -26,7 +26,7 @@ from .job import TrainingJob
 from .masking import predictions_per_block
 from .model import masked_positions_model, model_config, save_masked_lm
 from .phases import Phase, plan_phases
-from .preflight import check_block_splits, check_counts, check_vocabulary, verify_blocks
+from .preflight import check_block_splits, check_counts, check_positions, check_vocabulary, verify_blocks
 from .stop_request import Deadline, StopOnRequest, StopRequest, job_end_time, report_stop, stopped
 from .trainers import build_trainer, global_batch_size
 
@@ -206,6 +206,8 @@ def prepare_run(job: TrainingJob) -> Run:
     preflight(job.manifest, manifest, len(tokenizer), phases, processes, backend)
     validation = BlockDataset(manifest, Path(job.manifest).parent, "validation", limit=settings["eval_blocks"])
     config = model_config(job.model, tokenizer)
+    where = f"model.init_from {job.model[INIT_FROM]!r}" if job.model[INIT_FROM] else "the model"
+    check_positions([phase.block_size for phase in phases], config.max_position_embeddings, where)
     settings = {**settings, "shuffle_seed": manifest.shuffle_seed}
     inputs = fingerprint_inputs(manifest, config, settings, processes, backend, job.gaudi_config, job.model[INIT_FROM])
     if len(validation) < settings["per_device_eval_batch_size"]:

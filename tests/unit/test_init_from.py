@@ -19,6 +19,7 @@ from snakebert.data.base_tokenizer import keep_tokenizer
 from snakebert.errors import DataError
 from snakebert.training.base_model import base_digest, job_model, resolved
 from snakebert.training.model import masked_positions_model, model_config
+from snakebert.training.preflight import check_positions
 
 CONTINUE = yaml.safe_load((REPO / "config/continue.yaml").read_text())
 TEXT = "The Senate and HOUSE of representatives, in 1853: an unheard-of wordpiece, naïve café."
@@ -88,17 +89,24 @@ def test_null_keys_without_a_base_are_refused(base):
     ],
 )
 def test_a_base_asking_for_remote_code_or_of_another_architecture_is_refused(base, tmp_path, change, message):
+    """Refused from its config alone, when the workflow is read and again by the job: the code a remote-code base
+    plants (here, a module that writes a file when imported) never runs."""
     folder = shutil.copytree(base, tmp_path / "base")
     found = json.loads((folder / "config.json").read_text())
     (folder / "config.json").write_text(json.dumps({**found, **change}))
+    ran = tmp_path / "remote-code-ran"
+    (folder / "modeling.py").write_text(f"open({str(ran)!r}, 'w').close()\n")
     (problem,) = config_problems(continued(str(folder)))
     assert problem.startswith(f"config model.init_from {str(folder)!r}: ")
     with pytest.raises(DataError, match=message):
         job_model(continued(str(folder))["model"])
+    assert not ran.exists()
 
 
 def test_a_hub_base_that_cannot_be_read_is_named_with_what_was_tried(base, monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import huggingface_hub
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)  # no retries: the name, at once
     config = continued("someone/missing-bert")
     assert config_problems(config) == []  # a Hub id is read by the job, not when the workflow is parsed
     with pytest.raises(DataError, match="model.init_from 'someone/missing-bert' could not be loaded: tried a folder"):
@@ -165,3 +173,12 @@ def test_the_fingerprint_follows_every_file_of_a_base_folder(base, tmp_path):
     settings = json.loads((folder / "tokenizer_config.json").read_text())
     (folder / "tokenizer_config.json").write_text(json.dumps({**settings, "model_max_length": 16}))
     assert base_digest(str(folder)) != before
+
+
+def test_blocks_beyond_a_hub_bases_positions_are_refused_by_the_job_before_its_first_step():
+    """What the parse cannot read for a Hub base: its positions, checked once the job has its config."""
+    check_positions([16, 32], 32, "model.init_from 'someone/bert'")
+    with pytest.raises(
+        DataError, match="model.init_from 'someone/bert': blocks of 64 tokens do not fit its 32 positions"
+    ):
+        check_positions([16, 64], 32, "model.init_from 'someone/bert'")

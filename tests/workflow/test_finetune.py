@@ -1,4 +1,4 @@
-"""Fine-tuning through the workflow, on a copy of the trained tiny run: a sentence-pair `files` task in 3 folds by
+"""Fine-tuning through the workflow, on a copy of the trained tiny run: a sentence-pair `files` task in 2 folds by
 group, a regression task, a `hub` task from a local folder laid out like GLUE's and a reference model from a local
 folder, all in one run beside random initialisation and the baselines; what a `finetune` change reruns (never
 pretraining); identical splits, runs and baselines from a forced rerun; bad tasks refused with the file or key named
@@ -41,7 +41,7 @@ def with_finetune(workdir, **settings) -> dict:
 TASKS = [
     {"name": "pairs", "type": "files", "format": "csv", "train": "labelled/pairs.csv", "text_column": "first",
      "text_pair_column": "second", "label_column": "label", "group_column": "doc",
-     "split": {"validation_fraction": 0.2, "folds": 3}},
+     "split": {"validation_fraction": 0.2, "folds": 2}},
     {"name": "numbers", "type": "files", "format": "jsonl", "train": "labelled/numbers.jsonl", "text_column": "text",
      "label_column": "score", "problem": "regression", "split": {"test_fraction": 0.2}},
     {"name": "mrpc", "type": "hub", "preset": "glue/mrpc", "path": "glue"},
@@ -59,7 +59,7 @@ def finetuned(copied):
 
 def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned):
     workdir, planned = finetuned
-    assert planned == {"all": 1, "prepare_task": 3, "finetune": 15, "linear_probe": 15, "finetune_baselines": 5,
+    assert planned == {"all": 1, "prepare_task": 3, "finetune": 12, "linear_probe": 12, "finetune_baselines": 4,
                        "summarize_finetune": 3, "plot_downstream": 1, "report_summary": 1, "model_card": 1}  # fmt: skip
     results = {task["name"]: json.loads((workdir / f"results/finetune/{task['name']}/metrics.json").read_text())
                for task in TASKS}  # fmt: skip
@@ -69,11 +69,11 @@ def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned
         assert list(found["linear_probe"]["models"]) == list(found["models"])
         assert found["linear_probe"]["pretraining_gain"]["verdict"] in VERDICTS
     assert results["pairs"]["labels"] == ["different", "same"] and results["pairs"]["reported_split"] == "test"
-    pairs = results["pairs"]  # 15 docs of 4 rows in 3 folds: each row tested once, the runs pooled seed by seed
-    assert pairs["folds"] == 3 and pairs["splits"]["test"]["examples"] == 60 and pairs["bootstrap"]["groups"] == 15
+    pairs = results["pairs"]  # 15 docs of 4 rows in 2 folds: each row tested once, the runs pooled seed by seed
+    assert pairs["folds"] == 2 and pairs["splits"]["test"]["examples"] == 60 and pairs["bootstrap"]["groups"] == 15
     for section in (pairs, pairs["linear_probe"]):
         for name in ("pretrained", "random", "reference"):
-            assert all([fold["fold"] for fold in run["folds"]] == [1, 2, 3] for run in section["models"][name]["runs"])
+            assert all([fold["fold"] for fold in run["folds"]] == [1, 2] for run in section["models"][name]["runs"])
     assert results["numbers"]["labels"] is None and results["numbers"]["metrics"] == ["pearson", "spearman"]
     assert results["mrpc"]["labels"] == ["not_equivalent", "equivalent"] and results["mrpc"]["main_metric"] == "f1"
     assert results["mrpc"]["splits"]["test"]["examples"] == 24
@@ -101,12 +101,12 @@ def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp
 @pytest.mark.parametrize(
     ("change", "reruns"),
     [
-        ({"recipe": {"learning_rate": 1e-3, "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 15}),
+        ({"recipe": {"learning_rate": 1e-3, "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 12}),
         (
             {"recipe": {"learning_rate": [5e-3, 1e-2], "epochs": 2, "batch_size": 16, "max_length": 32}},
-            {"finetune": 15},
+            {"finetune": 12},
         ),
-        ({"seeds": 2}, {"finetune": 15}),
+        ({"seeds": 2}, {"finetune": 12}),
         ({"compare": []}, {}),
     ],
 )
@@ -120,23 +120,23 @@ def test_a_finetune_change_reruns_fine_tuning_only(finetuned, change, reruns):
 
 
 def test_a_grid_searched_with_one_seed_then_runs_the_chosen_rate_with_the_other_seeds(finetuned, tmp_path):
-    """Two rates tried with seed 1 on each of the 3 folds, then seed 2 at each model's chosen rate: the DAG fixed at
+    """Two rates tried with seed 1 on each of the 2 folds, then seed 2 at each model's chosen rate: the DAG fixed at
     parse time (the chosen runs' inputs are the model's search runs on every fold), and a chosen run at the rate whose
     median validation score over the folds is best (test labels cannot move it: tests/unit/test_finetune_train.py)."""
     workdir = copy_build(finetuned[0], tmp_path / "work")
     recipe = {"learning_rate": [1e-4, 2e-2], "epochs": 2, "batch_size": 16, "max_length": 32}
     config = with_finetune(workdir, tasks=[TASKS[0]], compare=[], seeds=2, search_seeds=1, recipe=recipe)
     planned = planned_jobs(workdir, config, "results/finetune/pairs/metrics.json")
-    assert planned["finetune"] == 18 and "prepare_task" not in planned  # 2 models x 3 folds x (2 rates + 1 seed)
+    assert planned["finetune"] == 12 and "prepare_task" not in planned  # 2 models x 2 folds x (2 rates + 1 seed)
     snakemake(workdir, "results/finetune/pairs/runs/pretrained/chosen/fold-1/seed-2.json", config=config)
     runs = workdir / "results/finetune/pairs/runs/pretrained"
     made = sorted(path.relative_to(runs).as_posix() for path in runs.rglob("*.json"))
-    searched = [f"lr-{rate}/fold-{fold}/seed-1.json" for rate in ("0.0001", "0.005", "0.02") for fold in (1, 2, 3)]
+    searched = [f"lr-{rate}/fold-{fold}/seed-1.json" for rate in ("0.0001", "0.005", "0.02") for fold in (1, 2)]
     assert made == ["chosen/fold-1/seed-2.json", *searched]  # lr-0.005: the copied run's own rate
     medians = {
         rate: statistics.median(
             json.loads((runs / f"lr-{rate}/fold-{fold}/seed-1.json").read_text())["validation"]["macro_f1"]
-            for fold in (1, 2, 3)
+            for fold in (1, 2)
         )
         for rate in ("0.0001", "0.02")
     }
