@@ -443,7 +443,8 @@ def test_a_fine_tuning_run_goes_through_gaudi_trainer_with_one_shape(tiny_data, 
     train = str(write_csv(tmp_path / "pairs.csv", pair_rows(48)))
     task = {"name": "pairs", "type": "files", "format": "csv", "train": train, "validation": None, "test": None,
             "text_column": "first", "text_pair_column": "second", "label_column": "label", "group_column": None,
-            "problem": None, "metrics": None, "split": {"validation_fraction": 0.25, "test_fraction": 0.25, "seed": 0},
+            "problem": None, "metrics": None,
+            "split": {"validation_fraction": 0.25, "test_fraction": 0.25, "seed": 0, "folds": None},
             "recipe": {}}  # fmt: skip
     prepare_task(task, str(tmp_path / "pairs"))
     recipe = {"learning_rate": 5e-3, "epochs": 2, "batch_size": 8, "max_length": 32, "warmup_ratio": 0.1,
