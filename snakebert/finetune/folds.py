@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from ..errors import DataError
 from .metrics import scores
-from .plan import fold_folder
+from .plan import fold_folder, fold_ids
 from .prepare import read_split
 
 FOLD_KEYS = ("fold", "best_epoch", "strength", "validation", "test")  # what each fold's entry of a pooled run keeps
@@ -19,11 +19,7 @@ def reported_table(task_dir: Path, task: dict) -> pa.Table:
     """The reported split as the summary scores it: the task's, or every fold's test split in fold order."""
     if not task["folds"]:
         return read_split(str(task_dir), task["reported_split"])
-    return pa.concat_tables(read_split(str(task_dir / fold_folder(fold)), "test") for fold in fold_numbers(task))
-
-
-def fold_numbers(task: dict) -> list[int]:
-    return list(range(1, task["folds"] + 1))
+    return pa.concat_tables(read_split(str(task_dir / fold_folder(fold)), "test") for fold in fold_ids(task["folds"]))
 
 
 def pooled_runs(runs: list[dict], task: dict, truth: np.ndarray) -> list[dict]:
@@ -32,15 +28,14 @@ def pooled_runs(runs: list[dict], task: dict, truth: np.ndarray) -> list[dict]:
     by_seed: dict = {}
     for run in sorted(runs, key=lambda run: (run["seed"] or 0, run["fold"])):
         by_seed.setdefault(run["seed"], []).append(run)
-    pooled = []
+    pooled, classes = [], len(task["labels"] or [])
     for seed, group in by_seed.items():
-        if [run["fold"] for run in group] != fold_numbers(task):
+        if [run["fold"] for run in group] != fold_ids(task["folds"]):
             raise DataError(
                 f"results of {task['task']!r}, seed {seed}: folds {[run['fold'] for run in group]}, expected one run "
                 f"of each of folds 1 to {task['folds']} (rerun them)"
             )
         predicted = np.concatenate([np.asarray(run["predictions"]) for run in group])
-        classes = len(task["labels"] or [])
         pooled.append(
             {
                 "seed": seed,

@@ -46,10 +46,14 @@ def fold_folder(fold: int) -> str:
     return f"{FOLD_PREFIX}{fold}"
 
 
+def fold_ids(folds: int | None) -> list[int]:
+    """The folds of `split.folds`, 1 to k; none without folds."""
+    return list(range(1, folds + 1)) if folds else []
+
+
 def fold_segments(task: dict) -> list[str]:
     """The path segment of each of the task's folds, in fold order (fold-1/, ...): one empty segment without folds."""
-    folds = task["split"]["folds"]
-    return [f"{fold_folder(fold)}/" for fold in range(1, folds + 1)] if folds else [""]
+    return [f"{fold_folder(fold)}/" for fold in fold_ids(task["split"]["folds"])] or [""]
 
 
 def learning_rates(recipe: dict) -> list[float]:

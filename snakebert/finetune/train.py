@@ -5,7 +5,6 @@ outputs, one folder per fingerprint of what shapes the result, so a killed run r
 the result is written."""
 
 import dataclasses
-import hashlib
 import json
 import math
 import shutil
@@ -16,7 +15,7 @@ from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTok
 from transformers.utils.logging import disable_progress_bar
 
 from ..errors import DataError
-from ..files.checksum import sha256
+from ..files.checksum import files_digest
 from ..files.json_files import read_json, write_json
 from ..machine import machine
 from ..named_loading import load_named
@@ -103,8 +102,7 @@ def run_rate(job: FinetuneJob, task: dict) -> float:
 def model_digest(job: FinetuneJob) -> str:
     """What the starting point is: its folder's weights and config, or the Hub id as named."""
     folder = Path(job.model)
-    files = sorted(path for path in folder.glob("*") if path.suffix in (".safetensors", ".bin", ".json"))
-    return hashlib.sha256("".join(f"{path.name}:{sha256(str(path))}" for path in files).encode()).hexdigest()
+    return files_digest(sorted(path for path in folder.glob("*") if path.suffix in (".safetensors", ".bin", ".json")))
 
 
 def fingerprint_inputs(job: FinetuneJob, task: dict) -> dict:

@@ -4,12 +4,11 @@ numbers. A `model` key left null takes the base's value; a key set to another va
 both. A config that asks for remote code is refused (it is never run), as is an architecture outside the table. Reads
 JSON only: the workflow's parse imports neither torch nor transformers."""
 
-import hashlib
 import json
 from pathlib import Path
 
 from ..errors import DataError
-from ..files.checksum import sha256
+from ..files.checksum import files_digest
 from ..named_loading import load_named
 
 INIT_FROM = "init_from"
@@ -119,5 +118,4 @@ def base_digest(name: str) -> str:
     folder = Path(name)
     if not folder.is_dir():
         return name
-    files = sorted(path for path in folder.iterdir() if path.is_file())
-    return hashlib.sha256("".join(f"{path.name}:{sha256(str(path))}\n" for path in files).encode()).hexdigest()
+    return files_digest(sorted(path for path in folder.iterdir() if path.is_file()))
