@@ -1,8 +1,8 @@
 """The config's checks beyond the schema (config_validation.py), all of them, on the validated config with its
 defaults: numbers that are not finite, and the constraints between keys and sections that a job would otherwise meet
 late (the model against its `init_from` base, the probes' prompts, the model's shape, the tokenizer keys a continued
-run ignores, the phases and the corruption split, fine-tuning, source names, the block size against the lengths, the
-Hub upload). The architecture against the training backend is the backend
+run ignores, the phases and the corruption split, fine-tuning, source names, the task a `task` source reads, the
+block size against the lengths, the Hub upload). The architecture against the training backend is the backend
 table's check (training/backends.backend_problems), made once the launch plan has resolved the backend. The
 workflow refuses the first problem when it is read, before any job, so this module and what it imports import
 neither torch, transformers nor datasets."""
@@ -124,6 +124,25 @@ def repeated_source_names(sources: list[dict]) -> list[str]:
     return [f"config sources: name {repeated[0]!r} is used twice"] if repeated else []
 
 
+def task_source_problems(sources: list[dict], tasks: list[dict]) -> list[str]:
+    """A `task` source reads the train split of a task of `finetune.tasks`, which folds would leave without one (each
+    fold's train holds the other folds' test examples)."""
+    named = {task["name"]: task for task in tasks}
+    problems = []
+    for index, source in enumerate(sources):
+        if source["type"] != "task":
+            continue
+        where = f"config sources[{index}] ({source['name']!r})"
+        if source["task"] not in named:
+            problems.append(f"{where}: task {source['task']!r} is not among finetune.tasks ({', '.join(named)})")
+        elif named[source["task"]]["split"]["folds"]:
+            problems.append(
+                f"{where}: task {source['task']!r} uses split.folds, so every example is in some fold's test split "
+                "and no train text is held out of all of them; drop split.folds or the source"
+            )
+    return problems
+
+
 def block_size_problems(config: dict, max_positions: int | None) -> list[str]:
     """data.block_size against the longest input of the tokenizer and of the model."""
     block_size = config["data"]["block_size"]
@@ -175,6 +194,7 @@ def config_problems(config: dict) -> list[str]:
         *phase_problems(config["pretrain"], config["data"]["block_size"], max_positions),
         *finetune_problems(config["finetune"], max_positions),
         *repeated_source_names(config["sources"]),
+        *task_source_problems(config["sources"], config["finetune"]["tasks"]),
         *block_size_problems(config, max_positions),
         *hub_problems(config["hub"]),
     ]

@@ -149,10 +149,11 @@ def training_config(workdir: Path, **overrides) -> dict:
 PHASE_BLOCK_SIZE = 8  # the tiny data set's second packing, for a first phase of shorter blocks
 
 
-def build_tiny_data(root: Path) -> SimpleNamespace:
+def build_tiny_data(root: Path, edit_tokenizer=None) -> SimpleNamespace:
     """Two shards of the tiny corpus through the data half, as its jobs call the library (no workflow run), laid
     out as the workflow's results/ with tiny-data.yaml's settings: blocks of 16 tokens, vocabulary 200, and the
-    same tokens packed in blocks of 8 (results/blocks-8)."""
+    same tokens packed in blocks of 8 (results/blocks-8). `edit_tokenizer(folder)`, if given, changes the trained
+    tokenizer before the shards are tokenized."""
     settings = {section: {**schema_defaults(section), **TEST_CONFIG[section]} for section in TEST_CONFIG}
     source = {"name": "texts", "type": "files", "paths": ["corpus/*.txt"], "format": "text", "text_column": "text"}
     files = [str(path) for path in write_text_corpus(root / "corpus")]
@@ -166,6 +167,8 @@ def build_tiny_data(root: Path) -> SimpleNamespace:
     find_duplicates(arrow["raw"], duplicates, enabled=settings["clean"]["dedup"])
     tokenizer = str(root / "results/tokenizer")
     train_tokenizer(arrow["raw"], stats["raw"], duplicates, settings["tokenizer"], tokenizer)
+    if edit_tokenizer:
+        edit_tokenizer(Path(tokenizer))
     phase_packing = []
     for index in (0, 1):
         tokenize_shard(arrow["raw"][index], tokenizer, duplicates, arrow["tokens"][index], stats["tokens"][index])

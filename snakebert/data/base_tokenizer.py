@@ -1,14 +1,13 @@
 """A continued run's tokenizer (`model.init_from`): the base's own, saved unchanged with `save_pretrained`, so that the
 ids of any text are the base's. Refused before anything is written: a base folder with weights and no tokenizer files
 (AutoTokenizer would fall back to a tokenizer of a few tokens and make every word unknown), a tokenizer without its
-fast form (tokenizer.json, which the data jobs read), one without every special-token role a masked LM needs, and one
-whose vocabulary does not fit the blocks' ids."""
+fast form (tokenizer.json, which the data jobs read) and one without every special-token role a masked LM needs. A
+vocabulary above 65,535 tokens (XLM-R's, mBERT's) is stored as uint32 ids (files/block_format)."""
 
 from pathlib import Path
 
 from ..errors import DataError
 from ..files.atomic import atomic_path
-from ..files.block_format import DTYPE, MAX_VOCAB
 from ..named_loading import load_named
 from .special_tokens import SPECIAL_ROLES, check_roles
 
@@ -32,11 +31,6 @@ def load_base_tokenizer(base: str):
             f"{WHAT} {base!r}: its tokenizer ({type(tokenizer).__name__}) has no fast form (tokenizer.json)"
         )
     check_roles(tokenizer, f"{WHAT} {base!r}: its tokenizer", "masked language modelling")
-    if len(tokenizer) > MAX_VOCAB:
-        raise DataError(
-            f"{WHAT} {base!r}: its vocabulary of {len(tokenizer):,} tokens does not fit {DTYPE} blocks (at most "
-            f"{MAX_VOCAB:,})"
-        )
     return tokenizer
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
-from ..files.block_format import COLUMN, DTYPE
+from ..files.block_format import COLUMN, ids_dtype
 from ..files.json_files import read_fields, read_json, write_json
 from .manifest_view import Manifest, ValidationRange, as_json, held_out_mask, not_this_workflows
 from .special_tokens import SPECIAL_ROLES
@@ -148,10 +148,11 @@ def build_manifest(
             "and evaluation another; add text or lower data.block_size"
         )
     tokens = [entry["tokens"] for entry in entries]
+    vocab_size = vocab_sizes.pop()
     manifest = {
         "block_size": data["block_size"],
-        "vocab_size": vocab_sizes.pop(),
-        "dtype": DTYPE.name,
+        "vocab_size": vocab_size,
+        "dtype": ids_dtype(vocab_size).name,
         "column": COLUMN,
         "shards": entries,
         "totals": totals,

@@ -11,6 +11,7 @@ from ..errors import DataError
 from .formats import bounded, read_files
 from .hub_source import read_hub
 from .shards import embedded_files, files_at_open, group_files, source_files
+from .task_source import read_task_text, task_data
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,10 @@ SOURCE_TYPES = {
     "hub": SourceType(
         plan=lambda source: [[] for _ in range(source["shards"])],  # the Hub's files are found by the job
         read=lambda source, files, shard, limit: bounded(read_hub(source, shard, limit)),
+    ),
+    "task": SourceType(
+        plan=lambda source: [[task_data(source["task"])]],  # one shard: the task's prepared splits
+        read=lambda source, files, shard, limit: read_task_text(files[0], limit),
     ),
 }
 

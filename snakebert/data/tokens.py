@@ -1,4 +1,5 @@
-"""Tokenize every document of one text shard whole; store the ids as a flat uint16 stream with offsets.
+"""Tokenize every document of one text shard whole; store the ids as a flat stream with offsets
+(uint16, or uint32 for a vocabulary above 65,535 tokens: files/block_format).
 
 A document longer than PIECE_CHARS is encoded in pieces cut at whitespace, between the special tokens the
 tokenizer puts around a text, so that memory is bounded by the piece, not by the document. The ids are those of
@@ -11,9 +12,8 @@ import numpy as np
 import pyarrow as pa
 from tokenizers import Tokenizer
 
-from ..errors import DataError
 from ..files.arrow_streams import stream_writer
-from ..files.block_format import DTYPE, MAX_VOCAB, token_schema
+from ..files.block_format import ids_dtype, token_schema
 from ..files.json_files import write_json
 from .corpus import shard_texts, text_pieces
 from .dedup import duplicate_rows, shard_key
@@ -24,13 +24,7 @@ PIECES_PER_BATCH = 16
 
 
 def load_tokenizer(tokenizer_dir: str) -> Tokenizer:
-    tokenizer = Tokenizer.from_file(str(Path(tokenizer_dir) / "tokenizer.json"))
-    if tokenizer.get_vocab_size() > MAX_VOCAB:
-        raise DataError(
-            f"{tokenizer_dir}: vocabulary of {tokenizer.get_vocab_size()} tokens does not fit {DTYPE} blocks "
-            f"(at most {MAX_VOCAB}); lower tokenizer.vocab_size"
-        )
-    return tokenizer
+    return Tokenizer.from_file(str(Path(tokenizer_dir) / "tokenizer.json"))
 
 
 def special_ends(tokenizer: Tokenizer) -> tuple[list[int], list[int]] | None:
@@ -52,16 +46,17 @@ def splits_at(tokenizer: Tokenizer, text: str, cut: int) -> bool:
 
 def encode_long(tokenizer: Tokenizer, text: str) -> np.ndarray:
     """The ids of one long document, as the tokenizer encodes it whole, from pieces of it (see the module)."""
+    dtype = ids_dtype(tokenizer.get_vocab_size())
     pieces = text_pieces(text, PIECE_CHARS, whole_words=True)
     ends = special_ends(tokenizer)
     cuts = np.cumsum([len(piece) for piece in pieces[:-1]])
     if ends is None or not all(splits_at(tokenizer, text, int(cut)) for cut in cuts):
-        return np.array(tokenizer.encode(text).ids, dtype=DTYPE)
-    parts = [np.array(ends[0], dtype=DTYPE)]
+        return np.array(tokenizer.encode(text).ids, dtype=dtype)
+    parts = [np.array(ends[0], dtype=dtype)]
     for start in range(0, len(pieces), PIECES_PER_BATCH):
         batch = tokenizer.encode_batch_fast(pieces[start : start + PIECES_PER_BATCH], add_special_tokens=False)
-        parts += [np.array(encoding.ids, dtype=DTYPE) for encoding in batch]
-    return np.concatenate([*parts, np.array(ends[1], dtype=DTYPE)])
+        parts += [np.array(encoding.ids, dtype=dtype) for encoding in batch]
+    return np.concatenate([*parts, np.array(ends[1], dtype=dtype)])
 
 
 def encode_documents(tokenizer: Tokenizer, texts: list[str]) -> list:
@@ -76,11 +71,11 @@ def encode_documents(tokenizer: Tokenizer, texts: list[str]) -> list:
     return ids
 
 
-def as_list_array(ids: list[list[int]]) -> pa.ListArray:
-    """Documents' ids as one flat uint16 buffer plus offsets (numpy per document: 8x faster than pa.array)."""
+def as_list_array(ids: list[list[int]], dtype: np.dtype) -> pa.ListArray:
+    """Documents' ids as one flat buffer of `dtype` plus offsets (numpy per document: 8x faster than pa.array)."""
     offsets = np.zeros(len(ids) + 1, dtype=np.int32)
     np.cumsum([len(document) for document in ids], out=offsets[1:])
-    flat = np.concatenate([np.array(document, dtype=DTYPE) for document in ids]) if ids else np.zeros(0, DTYPE)
+    flat = np.concatenate([np.array(document, dtype=dtype) for document in ids]) if ids else np.zeros(0, dtype)
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
 
 
@@ -88,12 +83,13 @@ def tokenize_shard(raw_shard: str, tokenizer_dir: str, duplicates: str, out: str
     """Write `tokenizer(text)["input_ids"]` of each kept document of `raw_shard`, in order, to `out`, and the
     counts (documents, tokens, duplicates skipped, vocabulary size) to `stats`."""
     tokenizer = load_tokenizer(tokenizer_dir)
+    dtype = ids_dtype(tokenizer.get_vocab_size())
     schema = token_schema(tokenizer.get_vocab_size())
     skip = duplicate_rows(duplicates).get(shard_key(raw_shard))
     docs = tokens = 0
     with stream_writer(out, schema) as writer:
         for texts in shard_texts(raw_shard, skip):
-            ids = as_list_array(encode_documents(tokenizer, texts.to_pylist()))
+            ids = as_list_array(encode_documents(tokenizer, texts.to_pylist()), dtype)
             writer.write_batch(pa.record_batch([ids], schema=schema))
             docs += len(ids)
             tokens += len(ids.values)

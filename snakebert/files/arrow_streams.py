@@ -28,6 +28,15 @@ def stream_batches(path: str, what: str = "Arrow stream") -> Iterator[pa.RecordB
         raise unreadable(path, what, error) from None
 
 
+def stream_schema(path: str, what: str = "Arrow stream") -> pa.Schema:
+    """The schema of `path`, read from its first message; a file that cannot be read is named as `what`."""
+    try:
+        with pa.memory_map(str(path)) as source:
+            return pa.ipc.open_stream(source).schema
+    except (pa.ArrowException, OSError) as error:
+        raise unreadable(path, what, error) from None
+
+
 def read_table(path: str) -> pa.Table:
     """The whole of `path` as one table (for the small files: hashes, the duplicates table)."""
     try:

@@ -1,7 +1,8 @@
-"""How token ids are stored: one column, `input_ids`, of uint16 (a vocabulary of at most 65,535 tokens, about 2
-bytes a token). A token shard holds a list of ids per document (one flat buffer and the documents' offsets), a
-block file a fixed-size list per block of `block_size` tokens. The manifest declares the column and dtype, and the
-readers check each record batch against it."""
+"""How token ids are stored: one column, `input_ids`, of uint16 for a vocabulary of at most 65,535 tokens (about 2
+bytes a token), of uint32 above that (a continued XLM-R has 250,002 tokens, mBERT 119,547). A token shard holds a
+list of ids per document (one flat buffer and the documents' offsets), a block file a fixed-size list per block of
+`block_size` tokens, of the token shard's type. The manifest declares the column and dtype, and the readers check
+each record batch against it."""
 
 from typing import TYPE_CHECKING
 
@@ -14,18 +15,23 @@ if TYPE_CHECKING:
     from ..data.manifest_view import Manifest
 
 COLUMN = "input_ids"
-DTYPE = np.dtype("uint16")
-MAX_VOCAB = int(np.iinfo(DTYPE).max)
+UINT16_VOCAB = int(np.iinfo(np.uint16).max)  # the largest vocabulary stored as uint16
+
+
+def ids_dtype(vocab_size: int) -> np.dtype:
+    """The dtype of the token ids of a vocabulary of `vocab_size` tokens: uint16 up to 65,535, uint32 above."""
+    return np.dtype(np.uint16 if vocab_size <= UINT16_VOCAB else np.uint32)
 
 
 def token_schema(vocab_size: int) -> pa.Schema:
     """A token shard's: Arrow keeps `list<uint16>` as one flat uint16 buffer plus int32 document offsets."""
-    return pa.schema([(COLUMN, pa.list_(pa.from_numpy_dtype(DTYPE)))], metadata={"vocab_size": str(vocab_size)})
+    ids = pa.from_numpy_dtype(ids_dtype(vocab_size))
+    return pa.schema([(COLUMN, pa.list_(ids))], metadata={"vocab_size": str(vocab_size)})
 
 
-def block_schema(block_size: int) -> pa.Schema:
-    """A block file's: `fixed_size_list<uint16>[block_size]`, a row a block."""
-    return pa.schema([(COLUMN, pa.list_(pa.from_numpy_dtype(DTYPE), block_size))])
+def block_schema(block_size: int, dtype: np.dtype) -> pa.Schema:
+    """A block file's: `fixed_size_list<uint16>[block_size]` (or uint32), a row a block."""
+    return pa.schema([(COLUMN, pa.list_(pa.from_numpy_dtype(dtype), block_size))])
 
 
 def block_ids(batch: pa.RecordBatch, path, manifest: "Manifest", block_size: int | None = None) -> pa.Array:

@@ -14,6 +14,7 @@ from snakebert.config_checks import (
     non_finite,
     phase_problems,
     prompt_problems,
+    task_source_problems,
 )
 from snakebert.config_defaults import schema_defaults
 from snakebert.config_validation import validate_config
@@ -219,3 +220,17 @@ def test_folds_beside_a_test_split_of_the_tasks_own_or_a_test_fraction_are_refus
         "config finetune.tasks[3] (e): split.folds makes the test splits, so split.test_fraction must be 0 "
         "(it is 0.15)",
     ]
+
+
+def test_a_task_source_names_a_task_of_finetune_with_a_train_split_of_its_own(default_config):
+    tasks = copy.deepcopy(default_config["finetune"]["tasks"])
+    folded = {**tasks[0], "name": "folded", "split": {**tasks[0]["split"], "test_fraction": 0, "folds": 3}}
+    named = ("party", "nope", "folded")
+    sources = [SOURCE, *({"name": f"text-{task}", "type": "task", "task": task} for task in named)]
+    assert task_source_problems(sources, [*tasks, folded]) == [
+        "config sources[2] ('text-nope'): task 'nope' is not among finetune.tasks (party, folded)",
+        "config sources[3] ('text-folded'): task 'folded' uses split.folds, so every example is in some fold's test "
+        "split and no train text is held out of all of them; drop split.folds or the source",
+    ]
+    config = with_changes(default_config, (("sources",), sources[:2]))
+    assert config_problems(config) == []

@@ -137,6 +137,11 @@ ADDITIONAL = "Additional properties are not allowed"
             id="learning-rate-grid-repeated",
         ),
         pytest.param(
+            {"sources": [{"name": "text", "type": "task", "task": "party", "split": "test"}]},
+            "config sources[0]: Additional properties are not allowed ('split' was unexpected)",
+            id="task-source-split",
+        ),
+        pytest.param(
             {"finetune": {"protocols": ["probe"]}},
             "config finetune.protocols[0]: 'probe' is not one of ['finetune', 'linear_probe']",
             id="protocol-unknown",

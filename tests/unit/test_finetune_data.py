@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 from finetune_data import number_rows, pair_rows, write_csv, write_glue_folder, write_jsonl
 
+from snakebert.data.sources import plan_source, read_documents
 from snakebert.errors import DataError
 from snakebert.finetune.embedded import passages
 from snakebert.finetune.prepare import prepare_task, read_task_dir
@@ -216,3 +217,20 @@ def test_more_folds_than_groups_and_folds_beside_a_given_test_split_are_refused(
     with pytest.raises(DataError, match="'pairs': split.folds cannot be used beside the task's own test split"):
         prepare_task(task, str(tmp_path / "out"))
     assert not (tmp_path / "out").exists()
+
+
+def test_a_task_source_reads_the_train_split_and_never_opens_validation_or_test(tmp_path):
+    prepare_task(files_task(tmp_path), str(tmp_path / "pairs"))
+    _, splits = read_task_dir(str(tmp_path / "pairs"))
+    for split in ("validation", "test"):
+        (tmp_path / "pairs" / f"{split}.arrow").write_bytes(b"not read")  # a reader that opened it would fail
+    source = {"name": "pairs-text", "type": "task", "task": "pairs"}
+    assert plan_source(source) == [["results/finetune/pairs/data"]]
+    batches = read_documents(source, [str(tmp_path / "pairs")], 0, 10**6)
+    train = splits["train"]
+    assert len(train) == 20 and [text for batch in batches for text in batch.to_pylist()] == [
+        *train.column("text").to_pylist(), *train.column("text_pair").to_pylist()]  # fmt: skip
+    longest = max(range(len(train)), key=lambda row: len(train.column("text")[row].as_py()))
+    limit = len(train.column("text")[longest].as_py()) - 1
+    with pytest.raises(DataError, match=rf"pairs/train.arrow: column 'text': row {longest}: a document of"):
+        list(read_documents(source, [str(tmp_path / "pairs")], 0, limit))

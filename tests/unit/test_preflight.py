@@ -43,7 +43,7 @@ def rewrite_first_block_file(manifest_path, manifest, ids_change) -> str:
     path = os.path.normpath(manifest_path.parent / manifest["shards"][0]["path"])
     ids = read_table(path).column(COLUMN).combine_chunks().flatten().to_numpy().copy()
     ids_change(ids)
-    schema = block_schema(manifest["block_size"])
+    schema = block_schema(manifest["block_size"], ids.dtype)
     with stream_writer(path, schema) as writer:
         writer.write_table(pa.table([pa.FixedSizeListArray.from_arrays(pa.array(ids), manifest["block_size"])], schema))
     manifest["shards"][0]["sha256"] = sha256(path)

@@ -3,6 +3,7 @@ tokenizer kept as the base's (not trained), the data half's ingest and deduplica
 from the base's, and the base as it is fine-tuned beside the continued model, with "did adaptation pay?" answered."""
 
 import json
+from collections import Counter
 
 import pytest
 import torch
@@ -12,6 +13,8 @@ from shared_builds import copy_build
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from snakebert.config_defaults import schema_defaults
+from snakebert.data.clean import clean_batch
+from snakebert.files.arrow_streams import read_table
 
 CONTINUE = {"init_from": "base", **{key: None for key in schema_defaults("model") if key != "init_from"}}
 TEXT = "The Senate and HOUSE of representatives met in 1853, an unheard-of session."
@@ -81,3 +84,18 @@ def test_a_model_key_that_disagrees_with_the_base_is_refused_when_the_workflow_i
     done = snakemake(workdir, "-n", config=continued_config(workdir, hidden_size=64), check=False)
     assert done.returncode != 0
     assert "config model.hidden_size is 64, but the model.init_from base has 32" in done.stdout + done.stderr
+
+
+def test_a_task_source_feeds_the_tasks_train_text_and_nothing_else_into_pretraining(continued):
+    """Task-adaptive pretraining inside the DAG: the `task` source's shard is made from the task's prepared train
+    split (the prepare_task output already made is reused), and the data half after ingest takes it in."""
+    workdir, _ = continued
+    config = continued_config(workdir)
+    config["sources"] = [*config["sources"], {"name": "party-text", "type": "task", "task": "party"}]
+    planned = planned_jobs(workdir, config, "results/dataset/manifest.json")
+    assert planned["ingest_shard"] == 1 and planned["find_duplicates"] == 1 and "prepare_task" not in planned
+    snakemake(workdir, "results/raw/party-text/shard-00000.arrow", config=config)
+    ingested = read_table(str(workdir / "results/raw/party-text/shard-00000.arrow")).column("text").to_pylist()
+    train = read_table(str(workdir / "results/finetune/party/data/train.arrow")).column("text")
+    cleaned = clean_batch(train.combine_chunks(), {**schema_defaults("clean"), **config["clean"]}, Counter())
+    assert ingested == cleaned.to_pylist() and len(train) > 100  # the train texts as every source's are cleaned

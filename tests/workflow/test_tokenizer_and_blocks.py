@@ -10,13 +10,12 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from helpers import planned_jobs, snakemake, two_source_config
-from tokenizers import Tokenizer, models
+from tokenizers import Tokenizer
 from transformers import AutoTokenizer, BertTokenizerFast
 
 from snakebert.data.corpus import shard_texts
 from snakebert.data.dedup import duplicate_rows, shard_key
 from snakebert.data.tokenizer import bert_style, initial_symbols, train_deterministic, train_tokenizer, wordpiece
-from snakebert.data.tokens import tokenize_shard
 from snakebert.errors import DataError
 
 
@@ -125,17 +124,6 @@ def test_every_character_that_can_continue_a_word_gets_its_continuation():
     assert not {"##,", "##:", "##.", "##-", " ", "## ", "\t", "Z", "ü", "\u200b"} & set(symbols)
     tokenizer = train_deterministic(style, lambda: iter([texts]), 60, 1)
     assert "[UNK]" not in tokenizer.encode("bz aω", add_special_tokens=False).tokens
-
-
-def test_vocabulary_too_large_for_uint16_is_refused(tmp_path):
-    folder = tmp_path / "big-tokenizer"
-    folder.mkdir()
-    vocab = {f"w{index}": index for index in range(70_000)}
-    Tokenizer(models.WordLevel(vocab, unk_token="w0")).save(str(folder / "tokenizer.json"))
-    out = tmp_path / "tokens.arrow"
-    with pytest.raises(DataError, match="70000 tokens does not fit uint16"):
-        tokenize_shard("unused.arrow", str(folder), "unused.arrow", str(out), str(tmp_path / "tokens.json"))
-    assert not out.exists() and not (tmp_path / "tokens.json").exists()
 
 
 def test_base_tokenizer_lends_its_normaliser_and_special_tokens(built, tmp_path):
