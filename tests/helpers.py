@@ -185,6 +185,27 @@ def build_tiny_data(root: Path, edit_tokenizer=None) -> SimpleNamespace:
     return SimpleNamespace(root=root, manifest=manifest, tokenizer=Path(tokenizer))
 
 
+def save_tiny_roberta(folder: Path) -> str:
+    """A seeded one-layer RobertaForMaskedLM with a byte-level BPE tokenizer of 400 tokens learned from the tiny
+    corpus (`<s>`, `</s>`, `<mask>`, `<pad>` at 1: RoBERTa's layout), saved as a base folder: 32 usable positions, so
+    34 position rows."""
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import RobertaConfig, RobertaForMaskedLM, RobertaTokenizer
+
+    bpe = ByteLevelBPETokenizer()
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    bpe.train_from_iterator(DOCS, vocab_size=400, min_frequency=1, special_tokens=specials, show_progress=False)
+    spec = json.loads(bpe.to_str())["model"]
+    tokenizer = RobertaTokenizer(vocab=spec["vocab"], merges=[tuple(merge) for merge in spec["merges"]])
+    torch.manual_seed(0)
+    config = RobertaConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                           intermediate_size=64, max_position_embeddings=34, pad_token_id=tokenizer.pad_token_id,
+                           type_vocab_size=1)  # fmt: skip
+    RobertaForMaskedLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
 def load_script(name: str):
     """scripts/`name`.py as a module, for testing a command line's own functions (the launcher's)."""
     spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")

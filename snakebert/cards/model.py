@@ -10,6 +10,7 @@ from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
 from ..report.downstream import PROBE, answered_gains, comparison_rows, folds_text, gain_line, rate_text
+from ..training.base_model import usable_positions
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
 
 MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)
@@ -85,7 +86,7 @@ def spread(summary: dict | None) -> str:
     return f"{median:.3f}" if low == high else f"{median:.3f} ({low:.3f}–{high:.3f})"
 
 
-ARCHITECTURE_NAMES = {"bert": "BERT", "modernbert": "ModernBERT"}  # a config's model_type, as people write it
+ARCHITECTURE_NAMES = {"bert": "BERT", "modernbert": "ModernBERT", "roberta": "RoBERTa", "xlm-roberta": "XLM-RoBERTa"}
 
 
 def description(config: dict, lowercase: bool | None, sources: list[str], base: str | None) -> str:
@@ -102,7 +103,7 @@ def description(config: dict, lowercase: bool | None, sources: list[str], base: 
         f"{made} by snakebert on "
         f"{', '.join(sources)}: {plural(config['num_hidden_layers'], 'layer')} of width {config['hidden_size']}, "
         f"{plural(config['num_attention_heads'], 'attention head')}, feed-forward size {config['intermediate_size']}, "
-        f"at most {config['max_position_embeddings']} positions, and {vocabulary}."
+        f"at most {usable_positions(config)} positions, and {vocabulary}."
     )
 
 

@@ -112,12 +112,15 @@ BACKENDS = {  # in the order `auto` tries them
 }
 
 
+HPU_ARCHITECTURES = ("bert", "roberta", "xlm-roberta")  # optimum-habana's validated encoders among ours
+
+
 def backend_problems(model: dict, backend: str) -> list[str]:
     """The architecture against the backend that would train it: ModernBERT has no validated Gaudi 1 path."""
-    if backend == "hpu" and model.get("architecture", "bert") not in ("bert", None):  # None: a Hub base, until read
+    if backend == "hpu" and model.get("architecture", "bert") not in (*HPU_ARCHITECTURES, None):  # None: a Hub base
         return [
             f"config model.architecture {model['architecture']!r} is not supported on the hpu backend (the Gaudi 1 "
-            "stack, optimum-habana 1.18, has no validated path for it): use architecture bert there"
+            f"stack, optimum-habana 1.18, has no validated path for it): use {' or '.join(HPU_ARCHITECTURES)} there"
         ]
     return []
 

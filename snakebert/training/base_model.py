@@ -12,16 +12,17 @@ from ..files.checksum import files_digest
 from ..named_loading import load_named
 
 INIT_FROM = "init_from"
-SUPPORTED = ("bert", "modernbert")  # training/model.py's ARCHITECTURES, by the base config's model_type
+SUPPORTED = ("bert", "modernbert", "roberta", "xlm-roberta")  # training/model.py's ARCHITECTURES, by model_type
 COMMON = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "max_position_embeddings")
 COMMON += ("initializer_range",)
+BERT_DROPOUTS = {key: key for key in ("hidden_dropout_prob", "attention_probs_dropout_prob")}
 DROPOUTS = {  # the model section's dropout keys, as each architecture's config names them
-    "bert": {
-        "hidden_dropout_prob": "hidden_dropout_prob",
-        "attention_probs_dropout_prob": "attention_probs_dropout_prob",
-    },
+    "bert": BERT_DROPOUTS,
     "modernbert": {"hidden_dropout_prob": "mlp_dropout", "attention_probs_dropout_prob": "attention_dropout"},
+    "roberta": BERT_DROPOUTS,
+    "xlm-roberta": BERT_DROPOUTS,
 }
+RESERVES_POSITIONS = ("roberta", "xlm-roberta")
 
 
 def base_config(name: str) -> dict | None:
@@ -34,6 +35,13 @@ def base_config(name: str) -> dict | None:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise DataError(f"model.init_from {name!r}: cannot read {path} ({error}): it is not a model folder") from None
+
+
+def usable_positions(found: dict) -> int:
+    """The positions a block can use in a model of config `found` (config.json's keys): its position embeddings less
+    the rows RoBERTa's numbering reserves (the padding id's and those before it: 2 of roberta-base's 514)."""
+    reserved = found.get("pad_token_id", 1) + 1 if found.get("model_type") in RESERVES_POSITIONS else 0
+    return found["max_position_embeddings"] - reserved
 
 
 def base_settings(name: str, found: dict) -> dict:
@@ -53,7 +61,8 @@ def base_settings(name: str, found: dict) -> dict:
     missing = sorted(theirs for theirs in keys.values() if theirs not in found)
     if missing:
         raise DataError(f"model.init_from {name!r}: its config has no {', '.join(missing)}")
-    return {"architecture": architecture, **{ours: found[theirs] for ours, theirs in keys.items()}}
+    settings = {"architecture": architecture, **{ours: found[theirs] for ours, theirs in keys.items()}}
+    return {**settings, "max_position_embeddings": usable_positions(found)}  # as model.max_position_embeddings counts
 
 
 def conflicts(model: dict, base: dict) -> list[str]:

@@ -5,6 +5,10 @@ k masked positions of each block.
 - `modernbert`: transformers' ModernBERT (pre-LN, rotary positions, GeGLU, alternating global and local attention),
   which leaves the unigram stage far sooner on the small default model (bench/RESULTS.md). Not on the `hpu`
   backend: the Gaudi 1 stack (optimum-habana 1.18) has no validated ModernBERT path.
+- `roberta` and `xlm-roberta`: transformers' RoBERTa and XLM-RoBERTa (BERT's encoder, one token type, positions
+  numbered from the padding id + 1), the most common bases of continued pretraining. Their position embeddings hold
+  the padding id + 1 more rows than the positions a block can use (514 for 512): `model.max_position_embeddings`
+  counts the usable ones, for every architecture.
 
 Adding an architecture is an entry in ARCHITECTURES, the schema's `model.architecture` enum and the tests
 (tests/unit/test_tables.py checks that the enum equals the keys)."""
@@ -16,7 +20,17 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from transformers import BertConfig, BertForMaskedLM, ModernBertConfig, ModernBertForMaskedLM, PretrainedConfig
+from transformers import (
+    BertConfig,
+    BertForMaskedLM,
+    ModernBertConfig,
+    ModernBertForMaskedLM,
+    PretrainedConfig,
+    RobertaConfig,
+    RobertaForMaskedLM,
+    XLMRobertaConfig,
+    XLMRobertaForMaskedLM,
+)
 from transformers.modeling_outputs import MaskedLMOutput
 
 from ..config_defaults import schema_defaults
@@ -58,6 +72,20 @@ def _modernbert_config(model: dict, tokenizer) -> ModernBertConfig:
     )
 
 
+def _roberta_config(config_class: type) -> Callable[[dict, object], PretrainedConfig]:
+    """RoBERTa's (or XLM-R's) config: BERT's settings, one token type, and position rows for the usable positions
+    after the padding id and those before it (base_model.usable_positions)."""
+
+    def config(model: dict, tokenizer) -> PretrainedConfig:
+        settings = {key: model[key] for key in (*SHARED_KEYS, "hidden_dropout_prob", "attention_probs_dropout_prob")}
+        settings["max_position_embeddings"] += tokenizer.pad_token_id + 1
+        special = {"pad_token_id": tokenizer.pad_token_id, "bos_token_id": tokenizer.cls_token_id}
+        return config_class(vocab_size=len(tokenizer), eos_token_id=tokenizer.sep_token_id, type_vocab_size=1,
+                            **special, **settings)  # fmt: skip
+
+    return config
+
+
 class MaskedPositions:
     """Mixed into a masked LM class: the same weights; with labels, the prediction head runs on the k masked
     positions of each block only (the vocabulary projection is most of a small model's work), and `logits` holds
@@ -83,6 +111,25 @@ class ModernBertForMaskedPositions(MaskedPositions, ModernBertForMaskedLM):
     pass
 
 
+class RobertaForMaskedPositions(MaskedPositions, RobertaForMaskedLM):
+    pass
+
+
+class XLMRobertaForMaskedPositions(MaskedPositions, XLMRobertaForMaskedLM):
+    pass
+
+
+def _roberta(config_class: type, trained: type, masked_lm: type) -> Architecture:
+    return Architecture(
+        config=_roberta_config(config_class),
+        trained=trained,
+        masked_lm=masked_lm,
+        encode=lambda model, input_ids: model.roberta(input_ids=input_ids).last_hidden_state,
+        predict=lambda model, hidden: model.lm_head(hidden),
+        input_names=("input_ids", "attention_mask"),
+    )
+
+
 ARCHITECTURES = {
     "bert": Architecture(
         config=_bert_config,
@@ -100,6 +147,8 @@ ARCHITECTURES = {
         predict=lambda model, hidden: model.decoder(model.head(hidden)),
         input_names=("input_ids", "attention_mask"),
     ),
+    "roberta": _roberta(RobertaConfig, RobertaForMaskedPositions, RobertaForMaskedLM),
+    "xlm-roberta": _roberta(XLMRobertaConfig, XLMRobertaForMaskedPositions, XLMRobertaForMaskedLM),
 }
 
 

@@ -18,7 +18,7 @@ from ..data.manifest_view import Manifest
 from ..errors import DataError
 from ..files.atomic import atomic_path
 from .backends import backend_problems, rank, world_size
-from .base_model import INIT_FROM, base_digest, job_model
+from .base_model import INIT_FROM, base_digest, job_model, usable_positions
 from .block_dataset import BlockDataset, split_indices
 from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory, step_ranges
 from .collator import BlockCollator
@@ -207,7 +207,7 @@ def prepare_run(job: TrainingJob) -> Run:
     validation = BlockDataset(manifest, Path(job.manifest).parent, "validation", limit=settings["eval_blocks"])
     config = model_config(job.model, tokenizer)
     where = f"model.init_from {job.model[INIT_FROM]!r}" if job.model[INIT_FROM] else "the model"
-    check_positions([phase.block_size for phase in phases], config.max_position_embeddings, where)
+    check_positions([phase.block_size for phase in phases], usable_positions(config.to_dict()), where)
     settings = {**settings, "shuffle_seed": manifest.shuffle_seed}
     inputs = fingerprint_inputs(manifest, config, settings, processes, backend, job.gaudi_config, job.model[INIT_FROM])
     if len(validation) < settings["per_device_eval_batch_size"]:

@@ -55,3 +55,27 @@ def tiny_data(tmp_path_factory) -> SimpleNamespace:
     return SimpleNamespace(
         root=root, manifest=root / "results/dataset/manifest.json", tokenizer=root / "results/tokenizer"
     )
+
+
+@pytest.fixture(scope="session")
+def roberta_data(tmp_path_factory) -> SimpleNamespace:
+    """A tiny RoBERTa base (`base/`) and the tiny data set with its tokenizer kept, made by the pipeline's environment
+    as a continued run's data half makes them."""
+    root = tmp_path_factory.mktemp("roberta-data")
+    in_pipeline_environment(
+        "import sys, pathlib, shutil, helpers\n"
+        "from snakebert.data.base_tokenizer import keep_tokenizer\n"
+        "root = pathlib.Path(sys.argv[1])\n"
+        "base = helpers.save_tiny_roberta(root / 'base')\n"
+        "def keep(folder):\n"
+        "    shutil.rmtree(folder)\n"
+        "    keep_tokenizer(base, str(folder))\n"
+        "helpers.build_tiny_data(root, edit_tokenizer=keep)\n",
+        str(root),
+    )
+    return SimpleNamespace(
+        root=root,
+        base=root / "base",
+        manifest=root / "results/dataset/manifest.json",
+        tokenizer=root / "results/tokenizer",
+    )

@@ -275,6 +275,30 @@ def test_calibration_times_a_burst_of_the_gaudi_trainer(tiny_data, tmp_path):
     assert json.loads((tmp_path / "calibration.json").read_text()) == result
 
 
+def test_a_continued_roberta_base_trains_through_gaudi_trainer_with_one_shape(roberta_data, tmp_path):
+    """Continued pretraining on the HPU path: GaudiTrainer starts from a RoBERTa base's weights, steps with one set of
+    shapes, and saves a RoBERTa masked LM."""
+    built = []
+
+    def build_trainer(*args, **kwargs):
+        built.append(trainers.build_trainer(*args, **kwargs))
+        return built[-1]
+
+    model = {**dict.fromkeys(schema_defaults("model")), "init_from": str(roberta_data.base)}
+    job = dataclasses.replace(hpu_job(roberta_data, tmp_path), model=model)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pretrain_script, "build_trainer", build_trainer)
+        patch.delenv("WORLD_SIZE", raising=False)
+        patch.chdir(tmp_path)
+        metrics = pretrain_script.pretrain(job, str(tmp_path / "model"))
+    [trainer] = built
+    assert isinstance(trainer, GaudiTrainer) and trainer.model.config.model_type == "roberta"
+    assert metrics["steps"] == PRETRAIN["max_steps"] and metrics["init_from"] == str(roberta_data.base)
+    batches = list(itertools.islice(trainer.get_train_dataloader(), 3))
+    assert changed_ops([training_step_shapes(trainer, batch) for batch in batches]) == []
+    assert type(AutoModelForMaskedLM.from_pretrained(tmp_path / "model")).__name__ == "RobertaForMaskedLM"
+
+
 PHASED = {
     **PRETRAIN,
     "save_steps": 1,

@@ -1,10 +1,32 @@
-"""The unit tier's data: the tiny data set built by the library's own functions in a fraction of a second."""
+"""The unit tier's data: the tiny data set built by the library's own functions in a fraction of a second, and a tiny
+RoBERTa base with the same data set tokenized by its tokenizer."""
+
+import shutil
 
 import pytest
-from helpers import build_tiny_data
+from helpers import build_tiny_data, save_tiny_roberta
+
+from snakebert.data.base_tokenizer import keep_tokenizer
 
 
 @pytest.fixture(scope="session")
 def tiny_data(tmp_path_factory):
     """results/ of tiny-data.yaml's settings over the tiny corpus (read-only: copy what a test changes)."""
     return build_tiny_data(tmp_path_factory.mktemp("tiny-data"))
+
+
+@pytest.fixture(scope="session")
+def roberta_base(tmp_path_factory) -> str:
+    """A one-layer RoBERTa masked LM with its own byte-level BPE tokenizer, as a base folder."""
+    return save_tiny_roberta(tmp_path_factory.mktemp("roberta") / "model")
+
+
+@pytest.fixture(scope="session")
+def roberta_data(roberta_base, tmp_path_factory):
+    """The tiny data set with the RoBERTa base's tokenizer kept as a continued run keeps it (keep_tokenizer)."""
+
+    def keep(folder):
+        shutil.rmtree(folder)
+        keep_tokenizer(roberta_base, str(folder))
+
+    return build_tiny_data(tmp_path_factory.mktemp("roberta-data"), edit_tokenizer=keep)

@@ -162,9 +162,10 @@ def test_modernbert_is_a_problem_on_the_hpu_backend_only():
     modern = {"architecture": "modernbert"}
     assert backend_problems(modern, "hpu") == [
         "config model.architecture 'modernbert' is not supported on the hpu backend (the Gaudi 1 stack, "
-        "optimum-habana 1.18, has no validated path for it): use architecture bert there"
+        "optimum-habana 1.18, has no validated path for it): use bert or roberta or xlm-roberta there"
     ]
     assert backend_problems(modern, "cuda") == backend_problems({"architecture": "bert"}, "hpu") == []
+    assert backend_problems({"architecture": "roberta"}, "hpu") == []
 
 
 def test_a_phase_longer_than_the_positions_and_a_split_that_is_not_whole_are_refused():

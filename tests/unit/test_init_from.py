@@ -10,7 +10,7 @@ import pytest
 import torch
 import yaml
 from helpers import REPO, save_tiny_model
-from transformers import AutoTokenizer, BertModel
+from transformers import AutoTokenizer, BertModel, RobertaModel
 
 from snakebert.config_checks import config_problems, finetune_problems
 from snakebert.config_defaults import schema_defaults
@@ -18,8 +18,10 @@ from snakebert.config_validation import validate_config
 from snakebert.data.base_tokenizer import keep_tokenizer
 from snakebert.errors import DataError
 from snakebert.training.base_model import base_digest, job_model, resolved
+from snakebert.training.job import TrainingJob
 from snakebert.training.model import masked_positions_model, model_config
 from snakebert.training.preflight import check_positions
+from snakebert.training.pretrain import pretrain
 
 CONTINUE = yaml.safe_load((REPO / "config/continue.yaml").read_text())
 TEXT = "The Senate and HOUSE of representatives, in 1853: an unheard-of wordpiece, naïve café."
@@ -182,3 +184,56 @@ def test_blocks_beyond_a_hub_bases_positions_are_refused_by_the_job_before_its_f
         DataError, match="model.init_from 'someone/bert': blocks of 64 tokens do not fit its 32 positions"
     ):
         check_positions([16, 64], 32, "model.init_from 'someone/bert'")
+
+
+def test_a_roberta_base_counts_its_usable_positions_and_keeps_its_tokenizer(roberta_base, tmp_path):
+    """RoBERTa numbers positions after its padding id: 34 position rows hold 32 usable positions."""
+    config = continued(roberta_base)
+    model = resolved(config["model"])
+    assert model["architecture"] == "roberta" and model["max_position_embeddings"] == 32
+    assert config_problems(config) == []
+    config["data"]["block_size"] = 33
+    assert "config data.block_size (33) is larger than model.max_position_embeddings (32)" in config_problems(config)
+    kept = keep_tokenizer(roberta_base, str(tmp_path / "tokenizer"))
+    theirs, ours = AutoTokenizer.from_pretrained(roberta_base), AutoTokenizer.from_pretrained(tmp_path / "tokenizer")
+    assert ours(TEXT)["input_ids"] == theirs(TEXT)["input_ids"] and kept["mask_token"] == "<mask>"
+
+
+def test_a_roberta_start_is_its_weights_and_an_encoder_alone_gets_a_fresh_tied_head(roberta_base, tmp_path, capsys):
+    model = job_model({**schema_defaults("model"), **continued(roberta_base)["model"]})
+    config = model_config(model, AutoTokenizer.from_pretrained(roberta_base))
+    assert type(config).__name__ == "RobertaConfig" and config.max_position_embeddings == 34
+    whole = masked_positions_model(config, roberta_base)
+    saved = type(whole).from_pretrained(roberta_base).state_dict()
+    assert all(torch.equal(value, saved[name]) for name, value in whole.state_dict().items())
+    RobertaModel.from_pretrained(roberta_base).save_pretrained(tmp_path / "encoder")
+    capsys.readouterr()
+    encoder = masked_positions_model(config, str(tmp_path / "encoder"))
+    assert "start fresh (a base without its masked LM head)" in capsys.readouterr().out
+    assert encoder.lm_head.decoder.weight.data_ptr() == encoder.roberta.embeddings.word_embeddings.weight.data_ptr()
+    assert torch.equal(
+        encoder.roberta.embeddings.position_embeddings.weight, whole.roberta.embeddings.position_embeddings.weight
+    )
+
+
+def test_a_continued_roberta_run_resumed_from_a_checkpoint_ends_bit_identical(roberta_data, roberta_base, tmp_path,
+                                                                               monkeypatch):  # fmt: skip
+    """Four steps from the base's weights, checkpointed at each; with the last checkpoint gone (a run killed after
+    step 3), the rerun resumes from step 3 and saves the same bytes."""
+    settings = {**schema_defaults("pretrain"), "max_steps": 4, "save_steps": 1, "logging_steps": 1, "eval_steps": 4,
+                "per_device_train_batch_size": 4, "eval_blocks": 4, "per_device_eval_batch_size": 4,
+                "warmup_steps": 1, "learning_rate": 1e-3}  # fmt: skip
+    model = {**dict.fromkeys(schema_defaults("model")), "init_from": roberta_base}
+    job = TrainingJob(str(roberta_data.manifest), str(roberta_data.tokenizer), model, settings, backend="cpu",
+                      checkpoints=str(tmp_path / "checkpoints"), threads=1)  # fmt: skip
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    metrics = pretrain(job, str(tmp_path / "model"))
+    assert metrics["steps"] == 4 and metrics["init_from"] == roberta_base
+    [run] = [path for path in (tmp_path / "checkpoints").iterdir() if path.is_dir()]
+    shutil.rmtree(run / "checkpoint-4")
+    resumed = pretrain(job, str(tmp_path / "resumed"))
+    assert resumed["resumed_from"] == str(run / "checkpoint-3")
+    weights = [(tmp_path / name / "model.safetensors").read_bytes() for name in ("model", "resumed")]
+    assert weights[0] == weights[1]
+    assert json.loads((tmp_path / "model/config.json").read_text())["architectures"] == ["RobertaForMaskedLM"]

@@ -4,12 +4,13 @@ shapes), whatever the batch's content, and batches do not depend on the number o
 import numpy as np
 import pytest
 import torch
-from helpers import TINY_TRAINING
+from helpers import TINY_TRAINING, save_tiny_model
 from shape_log import changed_ops, step_shapes, training_step_shapes
 from transformers import AutoTokenizer
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
+from snakebert.training.base_model import INIT_FROM, job_model
 from snakebert.training.block_dataset import BlockDataset
 from snakebert.training.collator import BlockCollator
 from snakebert.training.job import TrainingJob
@@ -19,15 +20,18 @@ from snakebert.training.phases import plan_phases
 from snakebert.training.trainers import build_trainer
 
 
-def tiny_trainer(data, folder, workers: int = 0, architecture: str = "bert"):
-    """The pipeline's CPU trainer over the tiny data set's blocks (16 tokens), as pretrain builds it."""
+def tiny_trainer(data, folder, workers: int = 0, architecture: str = "bert", base: str | None = None):
+    """The pipeline's CPU trainer over the tiny data set's blocks (16 tokens), as pretrain builds it: from scratch,
+    or continued from the model folder `base` (its architecture)."""
     tokenizer = AutoTokenizer.from_pretrained(data.tokenizer)
     manifest = read_manifest(str(data.manifest))
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "dataloader_num_workers": workers}
     settings["shuffle_seed"] = manifest.shuffle_seed
     torch.manual_seed(0)
     model_settings = {**TINY_TRAINING["model"], "architecture": architecture}
-    model = masked_positions_model(model_config(model_settings, tokenizer))
+    if base:
+        model_settings = job_model({**dict.fromkeys(schema_defaults("model")), INIT_FROM: base})
+    model = masked_positions_model(model_config(model_settings, tokenizer), base)
     collator = BlockCollator(tokenizer, predictions_per_block(16, 0.15, None), seed=42)
     train = BlockDataset(manifest, data.manifest.parent, "train")
     validation = BlockDataset(manifest, data.manifest.parent, "validation")
@@ -56,6 +60,20 @@ def test_every_training_step_creates_the_same_shapes(tiny_data, tmp_path, archit
     logs = [training_step_shapes(trainer, batch) for batch in varied_batches(trainer)]
     assert len(logs[0]) > 100 and any("backward" in op for op, _ in logs[0])  # forward and backward recorded
     assert changed_ops(logs) == []
+
+
+@pytest.mark.parametrize("architecture", ["bert", "roberta"])
+def test_every_step_of_a_continued_run_creates_the_same_shapes(tiny_data, roberta_data, roberta_base, tmp_path,
+                                                               architecture):  # fmt: skip
+    """From a base's weights, with its tokenizer's blocks: a BERT base (the tiny tokenizer) and a RoBERTa one."""
+    if architecture == "bert":
+        data, base = tiny_data, save_tiny_model(tiny_data.tokenizer, tmp_path / "base")
+    else:
+        data, base = roberta_data, roberta_base
+    trainer = tiny_trainer(data, tmp_path / "run", base=base)
+    assert trainer.model.config.model_type == architecture
+    logs = [training_step_shapes(trainer, batch) for batch in varied_batches(trainer)]
+    assert len(logs[0]) > 100 and changed_ops(logs) == []
 
 
 def test_the_shape_log_sees_a_boolean_mask_gather():
