@@ -86,10 +86,9 @@ def run_pretrain(data, folder):
     return pretrain_script.pretrain(hpu_job(data, folder), str(folder / "model"))
 
 
-@pytest.fixture(scope="module")
-def trained(tiny_data, tmp_path_factory):
-    """One pretrain run; the trainer that pretrain built is kept (a spy around trainers.build_trainer)."""
-    folder = tmp_path_factory.mktemp("trained")
+def spied_pretrain(job: TrainingJob, folder, out: str = "model") -> tuple[dict, list]:
+    """scripts/pretrain.py's pretrain of `job` into `folder`/`out`, run in `folder`, and the trainers it built (a spy
+    around trainers.build_trainer)."""
     built = []
 
     def build_trainer(*args, **kwargs):
@@ -100,8 +99,15 @@ def trained(tiny_data, tmp_path_factory):
         patch.setattr(pretrain_script, "build_trainer", build_trainer)
         patch.delenv("WORLD_SIZE", raising=False)
         patch.chdir(folder)
-        metrics = run_pretrain(tiny_data, folder)
-    [trainer] = built
+        metrics = pretrain_script.pretrain(job, str(folder / out))
+    return metrics, built
+
+
+@pytest.fixture(scope="module")
+def trained(tiny_data, tmp_path_factory):
+    """One pretrain run; the trainer that pretrain built is kept (a spy around trainers.build_trainer)."""
+    folder = tmp_path_factory.mktemp("trained")
+    metrics, [trainer] = spied_pretrain(hpu_job(tiny_data, folder), folder)
     return argparse.Namespace(folder=folder, metrics=metrics, trainer=trainer)
 
 
@@ -278,20 +284,9 @@ def test_calibration_times_a_burst_of_the_gaudi_trainer(tiny_data, tmp_path):
 def test_a_continued_roberta_base_trains_through_gaudi_trainer_with_one_shape(roberta_data, tmp_path):
     """Continued pretraining on the HPU path: GaudiTrainer starts from a RoBERTa base's weights, steps with one set of
     shapes, and saves a RoBERTa masked LM."""
-    built = []
-
-    def build_trainer(*args, **kwargs):
-        built.append(trainers.build_trainer(*args, **kwargs))
-        return built[-1]
-
     model = {**dict.fromkeys(schema_defaults("model")), "init_from": str(roberta_data.base)}
     job = dataclasses.replace(hpu_job(roberta_data, tmp_path), model=model)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pretrain_script, "build_trainer", build_trainer)
-        patch.delenv("WORLD_SIZE", raising=False)
-        patch.chdir(tmp_path)
-        metrics = pretrain_script.pretrain(job, str(tmp_path / "model"))
-    [trainer] = built
+    metrics, [trainer] = spied_pretrain(job, tmp_path)
     assert isinstance(trainer, GaudiTrainer) and trainer.model.config.model_type == "roberta"
     assert metrics["steps"] == PRETRAIN["max_steps"] and metrics["init_from"] == str(roberta_data.base)
     batches = list(itertools.islice(trainer.get_train_dataloader(), 3))
@@ -310,18 +305,8 @@ PHASED = {
 
 
 def test_both_phases_train_through_gaudi_trainer_with_a_shape_each_and_resume_bit_identically(tiny_data, tmp_path):
-    built = []
-
-    def build_trainer(*args, **kwargs):
-        built.append(trainers.build_trainer(*args, **kwargs))
-        return built[-1]
-
     job = dataclasses.replace(hpu_job(tiny_data, tmp_path), settings=PHASED)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pretrain_script, "build_trainer", build_trainer)
-        patch.delenv("WORLD_SIZE", raising=False)
-        patch.chdir(tmp_path)
-        metrics = pretrain_script.pretrain(job, str(tmp_path / "model"))
+    metrics, built = spied_pretrain(job, tmp_path)
     assert len(built) == 2 and all(isinstance(trainer, GaudiTrainer) for trainer in built)
     assert [phase["block_size"] for phase in metrics["phases"]] == [8, 16] and metrics["steps"] == 4
     for trainer, shape in zip(built, [(8, 8), (4, 16)], strict=True):
