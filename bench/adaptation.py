@@ -100,6 +100,7 @@ def main() -> None:
         config_file.write_text(yaml.safe_dump({**config, "finetune": {**default["finetune"], **finetune}}))
         target = f"results/finetune/{args.task}/metrics.json"
         seconds = snakemake(workdir, config_file, target, workdir / "snakemake.log")
+        seconds += snakemake(workdir, config_file, "results/eval/metrics.json", workdir / "snakemake-eval.log")
         metrics = json.loads((workdir / target).read_text())
         evaluation = json.loads((workdir / "results/eval/metrics.json").read_text())
         results["arms"][arm] = {"config": config, "snakemake_seconds": seconds,
