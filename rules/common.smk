@@ -1,5 +1,6 @@
 import json
 import os
+import shlex
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -83,6 +84,17 @@ def model_base_files():
 
 def init_from(wildcards):
     return config["model"][INIT_FROM]
+
+
+ADD_TOKENS = config["tokenizer"]["add_tokens"]
+
+
+def added_words_corpus(wildcards, input):
+    """keep_tokenizer's flags for `tokenizer.add_tokens`: the count and the corpus it reads the words from; none
+    without it."""
+    if not ADD_TOKENS:
+        return ""
+    return shlex.join(["--add-tokens", str(ADD_TOKENS), "--duplicates", input.duplicates, "--raw", *input.shards])
 
 
 def tokenizer_base_files():

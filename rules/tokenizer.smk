@@ -3,6 +3,8 @@ if config["model"]["init_from"]:
     rule keep_tokenizer:
         input:
             model_base_files(),
+            shards=corpus_shards("results/raw/{source}/{shard}.arrow") if ADD_TOKENS else [],
+            duplicates="results/dedup/duplicates.arrow" if ADD_TOKENS else [],
         output:
             directory("results/tokenizer"),
         log:
@@ -13,8 +15,9 @@ if config["model"]["init_from"]:
             script=script("keep_tokenizer.py"),
             code=code("keep_tokenizer.py"),
             base=init_from,
+            corpus=added_words_corpus,
         shell:
-            "python {params.script} --base {params.base:q} --out {output} > {log} 2>&1"
+            "python {params.script} --base {params.base:q} {params.corpus} --out {output} > {log} 2>&1"
 
 else:
 

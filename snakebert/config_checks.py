@@ -17,6 +17,7 @@ from .training.phases import plan_phases
 from .training.probes import MASK
 
 HUB_REPOS = ("tokenizer_repo", "dataset_repo", "model_repo")
+ADDED = "add_tokens"  # the one tokenizer key of a continued run
 
 
 def non_finite(value, key: str = "") -> list[str]:
@@ -158,15 +159,22 @@ def block_size_problems(config: dict, max_positions: int | None) -> list[str]:
 
 
 def tokenizer_problems(config: dict) -> list[str]:
-    """A run continued from a base keeps the base's tokenizer: the keys that train one must keep their defaults."""
+    """A run continued from a base keeps the base's tokenizer: the keys that train one must keep their defaults, and
+    only such a run adds words to a tokenizer (`add_tokens`)."""
     if not config["model"][INIT_FROM]:
-        return []
+        added = config["tokenizer"][ADDED]
+        if not added:
+            return []
+        return [
+            f"config tokenizer.add_tokens is {added}, but it adds words to a model.init_from base's tokenizer, and "
+            "model.init_from is not set (a trained tokenizer learns the corpus's words itself)"
+        ]
     defaults = schema_defaults("tokenizer")
     return [
         f"config tokenizer.{key} is {value!r}, but model.init_from keeps the base's tokenizer, which trains nothing: "
         f"leave it at its default ({defaults[key]!r}; config/continue.yaml does)"
         for key, value in config["tokenizer"].items()
-        if value != defaults[key]
+        if value != defaults[key] and key != ADDED
     ]
 
 

@@ -1,5 +1,6 @@
 """A continued run's tokenizer (`model.init_from`): the base's own, saved unchanged with `save_pretrained`, so that the
-ids of any text are the base's. Refused before anything is written: a base folder with weights and no tokenizer files
+ids of any text are the base's (with `tokenizer.add_tokens`, words of the corpus appended to its vocabulary after
+them: added_words.py). Refused before anything is written: a base folder with weights and no tokenizer files
 (AutoTokenizer would fall back to a tokenizer of a few tokens and make every word unknown), a tokenizer without its
 fast form (tokenizer.json, which the data jobs read) and one without every special-token role a masked LM needs. A
 vocabulary above 65,535 tokens (XLM-R's, mBERT's) is stored as uint32 ids (files/block_format)."""
@@ -9,6 +10,7 @@ from pathlib import Path
 from ..errors import DataError
 from ..files.atomic import atomic_path
 from ..named_loading import load_named
+from .added_words import add_words
 from .special_tokens import SPECIAL_ROLES, check_roles
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "vocab.json", "spiece.model")
@@ -34,9 +36,17 @@ def load_base_tokenizer(base: str):
     return tokenizer
 
 
-def keep_tokenizer(base: str, out: str) -> dict:
-    """Save the base's tokenizer into the folder `out`; return its size and special tokens."""
+def keep_tokenizer(base: str, out: str, add_tokens: int = 0, raw_shards=(), duplicates: str | None = None) -> dict:
+    """Save the base's tokenizer into the folder `out`, with `add_tokens` words of the corpus (`raw_shards` less the
+    `duplicates`) appended to its vocabulary (added_words.py); return its size, special tokens and added words."""
     tokenizer = load_base_tokenizer(base)
     with atomic_path(out) as tmp:
         tokenizer.save_pretrained(str(tmp))
-    return {"tokens": len(tokenizer), **{role: str(getattr(tokenizer, role)) for role in SPECIAL_ROLES}}
+        added = (
+            add_words(tmp, tokenizer.backend_tokenizer, list(raw_shards), duplicates, add_tokens) if add_tokens else []
+        )
+    return {
+        "tokens": len(tokenizer) + len(added),
+        **{role: str(getattr(tokenizer, role)) for role in SPECIAL_ROLES},
+        "added_words": added,
+    }

@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from transformers import (
+    AutoTokenizer,
     BertConfig,
     BertForMaskedLM,
     ModernBertConfig,
@@ -35,6 +36,7 @@ from transformers.modeling_outputs import MaskedLMOutput
 
 from ..config_defaults import schema_defaults
 from ..errors import DataError
+from ..named_loading import load_named
 from .base_model import INIT_FROM
 from .masking import IGNORED
 
@@ -160,18 +162,12 @@ def architecture_of(config: PretrainedConfig) -> Architecture:
 def model_config(model: dict, tokenizer) -> PretrainedConfig:
     """The architecture's config: dimensions from the model section (the schema's defaults for keys it lacks);
     vocabulary and special ids from the tokenizer. A continued run's is its base's own (`model` resolved against it,
-    base_model.job_model), whose embeddings must hold the tokenizer's every id."""
+    base_model.job_model); its embeddings grow with the words the run's tokenizer adds (grow_embeddings)."""
     model = {**schema_defaults("model"), **model}
     architecture = ARCHITECTURES[model["architecture"]]
     if not model[INIT_FROM]:
         return architecture.config(model, tokenizer)
-    config = architecture.masked_lm.config_class.from_pretrained(model[INIT_FROM])
-    if config.vocab_size < len(tokenizer):
-        raise DataError(
-            f"model.init_from {model[INIT_FROM]!r}: its embeddings hold {config.vocab_size} tokens, fewer than its "
-            f"tokenizer's {len(tokenizer)}"
-        )
-    return config
+    return architecture.masked_lm.config_class.from_pretrained(model[INIT_FROM])
 
 
 def masked_logits(model, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -182,10 +178,11 @@ def masked_logits(model, input_ids: torch.Tensor, positions: torch.Tensor) -> to
     return architecture.predict(model, hidden.gather(1, index))
 
 
-def masked_positions_model(config: PretrainedConfig, base: str | None = None):
+def masked_positions_model(config: PretrainedConfig, base: str | None = None, tokenizer=None):
     """The model of `config` as it trains: initialised from the global seed, or a continued run's `base` weights. A
     base without a masked LM head (an encoder alone) gets a fresh head, drawn from the global seed, its decoder tied
-    to the input embeddings; the log says so."""
+    to the input embeddings; the log says so. With the run's `tokenizer`, rows for the words it adds to the base's
+    (grow_embeddings)."""
     trained = architecture_of(config).trained
     if base is None:
         return trained(config)
@@ -193,7 +190,35 @@ def masked_positions_model(config: PretrainedConfig, base: str | None = None):
     if loading["missing_keys"]:
         print(f"model.init_from {base!r}: no weights for {', '.join(sorted(loading['missing_keys']))}; they start "
               "fresh (a base without its masked LM head)", flush=True)  # fmt: skip
+    if tokenizer is not None:
+        grow_embeddings(model, tokenizer, base)
     return model
+
+
+def grow_embeddings(model, tokenizer, base: str) -> None:
+    """Rows for the words `tokenizer` holds beyond the base's own tokenizer (tokenizer.add_tokens, appended after its
+    ids): each row of the input embeddings (tied to the decoder), and of the output bias, starts as the mean of the
+    rows of the pieces the base's tokenizer splits the word into (exBERT, AVocaDo). A base whose own tokenizer holds
+    more ids than its embeddings is refused."""
+    theirs = load_named(AutoTokenizer.from_pretrained, base, "model.init_from")
+    rows = model.get_input_embeddings().weight.shape[0]
+    if len(theirs) > rows:
+        raise DataError(
+            f"model.init_from {base!r}: its embeddings hold {rows} tokens, fewer than its tokenizer's {len(theirs)}"
+        )
+    added = sorted(set(tokenizer.get_vocab().values()) - set(theirs.get_vocab().values()))
+    if not added:
+        return
+    pieces = [theirs(word, add_special_tokens=False)["input_ids"] for word in tokenizer.convert_ids_to_tokens(added)]
+    if added[-1] >= rows:
+        model.resize_token_embeddings(added[-1] + 1, mean_resizing=False)
+    weight, bias = model.get_input_embeddings().weight, getattr(model.get_output_embeddings(), "bias", None)
+    with torch.no_grad():
+        for row, ids in zip(added, pieces, strict=True):
+            weight[row] = weight[ids].mean(0)
+            if bias is not None:
+                bias[row] = bias[ids].mean()
+    print(f"model.init_from {base!r}: {len(added)} added words, each embedding the mean of its pieces'", flush=True)
 
 
 def save_masked_lm(trainer, tokenizer, folder: Path) -> None:

@@ -228,7 +228,7 @@ def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None):
     initialised from the seed (a resumed checkpoint replaces it)."""
     job, settings = run.job, run.settings
     set_seed(settings["seed"])
-    model = masked_positions_model(run.config, job.model[INIT_FROM])
+    model = masked_positions_model(run.config, job.model[INIT_FROM], run.tokenizer)
     train = BlockDataset(run.manifest, Path(job.manifest).parent, "train", block_size=phase.block_size)
     collator = BlockCollator(run.tokenizer, phase.predictions, settings["seed"], settings["corruption"])
     collators = (collator, run.eval_collator)

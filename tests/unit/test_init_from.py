@@ -4,6 +4,7 @@ start (an encoder alone gets a fresh head tied to its embeddings), and bad bases
 
 import copy
 import json
+import re
 import shutil
 
 import pytest
@@ -237,3 +238,63 @@ def test_a_continued_roberta_run_resumed_from_a_checkpoint_ends_bit_identical(ro
     weights = [(tmp_path / name / "model.safetensors").read_bytes() for name in ("model", "resumed")]
     assert weights[0] == weights[1]
     assert json.loads((tmp_path / "model/config.json").read_text())["architectures"] == ["RobertaForMaskedLM"]
+
+
+def added_tokenizer(base: str, data, folder, wanted: int) -> dict:
+    raw = [str(path) for path in sorted((data.root / "results/raw").glob("*/*.arrow"))]
+    return keep_tokenizer(base, str(folder), wanted, raw, str(data.root / "results/dedup/duplicates.arrow"))
+
+
+def test_added_words_go_after_the_bases_ids_most_saving_first(base, tiny_data, tmp_path):
+    kept = added_tokenizer(base, tiny_data, tmp_path / "tokenizer", 12)
+    theirs, ours = AutoTokenizer.from_pretrained(base), AutoTokenizer.from_pretrained(tmp_path / "tokenizer")
+    words = kept["added_words"]
+    assert len(words) == 12 and len(ours) == len(theirs) + 12 == kept["tokens"]
+    assert ours.get_vocab() == {**theirs.get_vocab(), **{word: len(theirs) + index for index, word in enumerate(words)}}
+    pieces = [len(theirs(word, add_special_tokens=False)["input_ids"]) for word in words]
+    assert all(count >= 2 for count in pieces)
+    assert all(
+        ours(word, add_special_tokens=False)["input_ids"] == [ours.convert_tokens_to_ids(word)] for word in words
+    )
+    corpus = " ".join(tiny_data.root.joinpath("corpus", name).read_text() for name in sorted(
+        path.name for path in (tiny_data.root / "corpus").iterdir())).lower()  # fmt: skip
+    found = re.findall(r"\w+|[^\w\s]", corpus)  # words as BERT's pre-tokenizer cuts them
+    saved = [found.count(word) * (count - 1) for word, count in zip(words, pieces, strict=True)]
+    assert saved == sorted(saved, reverse=True) and saved[-1] > 0
+    assert len(ours(corpus)["input_ids"]) < len(theirs(corpus)["input_ids"])
+
+
+def test_more_added_words_than_the_corpus_holds_or_a_vocabulary_that_is_not_wordpiece_is_refused(
+    base, tiny_data, roberta_base, tmp_path
+):
+    with pytest.raises(DataError, match=r"tokenizer.add_tokens is 100000, but the corpus has only \d+ distinct words"):
+        added_tokenizer(base, tiny_data, tmp_path / "many", 100_000)
+    with pytest.raises(
+        DataError, match="appends words to a WordPiece vocabulary \\(BERT's\\); the base's tokenizer is BPE"
+    ):
+        added_tokenizer(roberta_base, tiny_data, tmp_path / "bpe", 4)
+    assert not (tmp_path / "many").exists() and not (tmp_path / "bpe").exists()
+    config = continued(base, init_from=None)
+    config["tokenizer"]["add_tokens"] = 4
+    assert "config tokenizer.add_tokens is 4, but it adds words to a model.init_from base's tokenizer" in (
+        " ".join(config_problems({**config, "model": schema_defaults("model")})))  # fmt: skip
+    config = continued(base)
+    config["tokenizer"]["add_tokens"] = 4
+    assert config_problems(config) == []
+
+
+def test_an_added_words_embedding_starts_as_the_mean_of_its_pieces(base, tiny_data, tmp_path, capsys):
+    words = added_tokenizer(base, tiny_data, tmp_path / "tokenizer", 5)["added_words"]
+    theirs, ours = AutoTokenizer.from_pretrained(base), AutoTokenizer.from_pretrained(tmp_path / "tokenizer")
+    model = job_model({**schema_defaults("model"), **continued(base)["model"]})
+    config = model_config(model, ours)
+    grown = masked_positions_model(config, base, ours)
+    start = masked_positions_model(config, base)
+    assert "5 added words, each embedding the mean of its pieces'" in capsys.readouterr().out
+    embeddings, original = grown.bert.embeddings.word_embeddings.weight, start.bert.embeddings.word_embeddings.weight
+    assert embeddings.shape[0] == len(ours) and torch.equal(embeddings[: len(theirs)], original)
+    for word in words:
+        row, pieces = ours.convert_tokens_to_ids(word), theirs(word, add_special_tokens=False)["input_ids"]
+        assert torch.allclose(embeddings[row], original[pieces].mean(0))
+        assert torch.allclose(grown.cls.predictions.bias[row], start.cls.predictions.bias[pieces].mean())
+    assert grown.cls.predictions.decoder.weight.data_ptr() == embeddings.data_ptr()  # still tied

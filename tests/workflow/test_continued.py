@@ -99,3 +99,18 @@ def test_a_task_source_feeds_the_tasks_train_text_and_nothing_else_into_pretrain
     train = read_table(str(workdir / "results/finetune/party/data/train.arrow")).column("text")
     cleaned = clean_batch(train.combine_chunks(), {**schema_defaults("clean"), **config["clean"]}, Counter())
     assert ingested == cleaned.to_pylist() and len(train) > 100  # the train texts as every source's are cleaned
+
+
+def test_added_words_extend_the_kept_tokenizer_from_the_corpus_already_ingested(continued):
+    """`tokenizer.add_tokens` through the workflow: keep_tokenizer reads the text shards (no ingest rerun) and appends
+    the words after the base's ids."""
+    workdir, _ = continued
+    config = continued_config(workdir)
+    config["tokenizer"]["add_tokens"] = 6
+    planned = planned_jobs(workdir, config, "results/tokenizer")
+    assert planned == {"keep_tokenizer": 1}
+    snakemake(workdir, "results/tokenizer", config=config)
+    ours, base = (AutoTokenizer.from_pretrained(workdir / folder) for folder in ("results/tokenizer", "base"))
+    assert len(ours) == len(base) + 6 and all(
+        ours.get_vocab()[token] == index for token, index in base.get_vocab().items()
+    )
