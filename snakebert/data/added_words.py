@@ -8,6 +8,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from tokenizers import Tokenizer
+
 from ..errors import DataError
 from .corpus import shard_texts
 from .dedup import duplicate_rows, shard_key
@@ -42,10 +44,11 @@ def chosen_words(backend, counts: Counter, wanted: int) -> list[str]:
     return candidates[:wanted]
 
 
-def add_words(folder: Path, backend, raw_shards: list[str], duplicates: str, wanted: int) -> list[str]:
-    """Append the chosen words to the WordPiece vocabulary of the tokenizer saved in `folder` (its tokenizer.json);
-    return them in id order."""
+def add_words(folder: Path, raw_shards: list[str], duplicates: str, wanted: int) -> list[str]:
+    """Append the chosen words to the WordPiece vocabulary of the tokenizer saved in `folder` (its tokenizer.json,
+    without truncation or padding); return them in id order."""
     path = folder / "tokenizer.json"
+    backend = Tokenizer.from_file(str(path))
     spec = json.loads(path.read_text(encoding="utf-8"))
     if spec["model"]["type"] != "WordPiece":
         raise DataError(

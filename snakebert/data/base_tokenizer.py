@@ -1,10 +1,12 @@
 """A continued run's tokenizer (`model.init_from`): the base's own, saved unchanged with `save_pretrained`, so that the
-ids of any text are the base's (with `tokenizer.add_tokens`, words of the corpus appended to its vocabulary after
-them: added_words.py). Refused before anything is written: a base folder with weights and no tokenizer files
-(AutoTokenizer would fall back to a tokenizer of a few tokens and make every word unknown), a tokenizer without its
-fast form (tokenizer.json, which the data jobs read) and one without every special-token role a masked LM needs. A
-vocabulary above 65,535 tokens (XLM-R's, mBERT's) is stored as uint32 ids (files/block_format)."""
+ids of any text are the base's, each document whole (a truncation or padding the base saved is dropped); with
+`tokenizer.add_tokens`, words of the corpus appended to its vocabulary after them (added_words.py). Refused before
+anything is written: a base folder with weights and no tokenizer files (AutoTokenizer would fall back to a tokenizer
+of a few tokens and make every word unknown), a tokenizer without its fast form (tokenizer.json, which the data jobs
+read) and one without every special-token role a masked LM needs. A vocabulary above 65,535 tokens (XLM-R's,
+mBERT's) is stored as uint32 ids (files/block_format)."""
 
+import json
 from pathlib import Path
 
 from ..errors import DataError
@@ -36,15 +38,23 @@ def load_base_tokenizer(base: str):
     return tokenizer
 
 
+def unbounded(path: Path) -> None:
+    """The tokenizer.json at `path` without the truncation and padding a sentence-embedding checkpoint saves in it
+    (all-MiniLM-L6-v2's: every text cut and padded to 128 tokens), which would cut every document of the corpus and
+    pad it with [PAD]: the data jobs encode documents whole (the ids of every token are the base's)."""
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    if spec.get("truncation") or spec.get("padding"):
+        path.write_text(json.dumps({**spec, "truncation": None, "padding": None}, ensure_ascii=False), encoding="utf-8")
+
+
 def keep_tokenizer(base: str, out: str, add_tokens: int = 0, raw_shards=(), duplicates: str | None = None) -> dict:
     """Save the base's tokenizer into the folder `out`, with `add_tokens` words of the corpus (`raw_shards` less the
     `duplicates`) appended to its vocabulary (added_words.py); return its size, special tokens and added words."""
     tokenizer = load_base_tokenizer(base)
     with atomic_path(out) as tmp:
         tokenizer.save_pretrained(str(tmp))
-        added = (
-            add_words(tmp, tokenizer.backend_tokenizer, list(raw_shards), duplicates, add_tokens) if add_tokens else []
-        )
+        unbounded(tmp / "tokenizer.json")
+        added = add_words(tmp, list(raw_shards), duplicates, add_tokens) if add_tokens else []
     return {
         "tokens": len(tokenizer) + len(added),
         **{role: str(getattr(tokenizer, role)) for role in SPECIAL_ROLES},

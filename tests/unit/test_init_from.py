@@ -11,6 +11,7 @@ import pytest
 import torch
 import yaml
 from helpers import REPO, save_tiny_model
+from tokenizers import Tokenizer
 from transformers import AutoTokenizer, BertModel, RobertaModel
 
 from snakebert.config_checks import config_problems, finetune_problems
@@ -298,3 +299,18 @@ def test_an_added_words_embedding_starts_as_the_mean_of_its_pieces(base, tiny_da
         assert torch.allclose(embeddings[row], original[pieces].mean(0))
         assert torch.allclose(grown.cls.predictions.bias[row], start.cls.predictions.bias[pieces].mean())
     assert grown.cls.predictions.decoder.weight.data_ptr() == embeddings.data_ptr()  # still tied
+
+
+def test_a_truncation_or_padding_the_base_saved_is_dropped_so_documents_stay_whole(base, tmp_path):
+    """A sentence-embedding checkpoint (all-MiniLM-L6-v2) saves tokenizer.json cutting and padding every text to 128
+    tokens: the data jobs would cut every document and fill blocks with [PAD]."""
+    padded = shutil.copytree(base, tmp_path / "padded")
+    spec = json.loads((padded / "tokenizer.json").read_text())
+    spec["truncation"] = {"max_length": 8, "strategy": "LongestFirst", "stride": 0, "direction": "Right"}
+    spec["padding"] = {"strategy": {"Fixed": 16}, "direction": "Right", "pad_to_multiple_of": None, "pad_id": 0,
+                       "pad_type_id": 0, "pad_token": "[PAD]"}  # fmt: skip
+    (padded / "tokenizer.json").write_text(json.dumps(spec))
+    assert len(Tokenizer.from_file(str(padded / "tokenizer.json")).encode(TEXT).ids) == 16
+    keep_tokenizer(str(padded), str(tmp_path / "tokenizer"))
+    whole = Tokenizer.from_file(str(tmp_path / "tokenizer/tokenizer.json")).encode(TEXT).ids
+    assert whole == AutoTokenizer.from_pretrained(base)(TEXT)["input_ids"] and len(whole) > 16
