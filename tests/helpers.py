@@ -5,6 +5,7 @@ import importlib.util
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -183,6 +184,18 @@ def build_tiny_data(root: Path, edit_tokenizer=None) -> SimpleNamespace:
     built = build_manifest(list(shards), tokenizer, settings["data"], "tiny", str(manifest), packings)
     write_manifest(built, str(manifest))
     return SimpleNamespace(root=root, manifest=manifest, tokenizer=Path(tokenizer))
+
+
+def build_continued_data(root: Path, base: str) -> SimpleNamespace:
+    """The tiny data set with the tokenizer of the model folder `base` kept, as a continued run's data half keeps it
+    (keep_tokenizer in place of the trained one)."""
+    from snakebert.data.base_tokenizer import keep_tokenizer
+
+    def keep(folder: Path) -> None:
+        shutil.rmtree(folder)
+        keep_tokenizer(base, str(folder))
+
+    return build_tiny_data(root, edit_tokenizer=keep)
 
 
 def save_tiny_roberta(folder: Path) -> str:

@@ -42,6 +42,7 @@ from .masking import IGNORED
 
 SHARED_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
 SHARED_KEYS += ("max_position_embeddings", "initializer_range")
+BERT_KEYS = (*SHARED_KEYS, "hidden_dropout_prob", "attention_probs_dropout_prob")  # BERT's and RoBERTa's configs
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class Architecture:
 
 
 def _bert_config(model: dict, tokenizer) -> BertConfig:
-    settings = {key: model[key] for key in (*SHARED_KEYS, "hidden_dropout_prob", "attention_probs_dropout_prob")}
+    settings = {key: model[key] for key in BERT_KEYS}
     return BertConfig(vocab_size=len(tokenizer), pad_token_id=tokenizer.pad_token_id, type_vocab_size=2, **settings)
 
 
@@ -79,7 +80,7 @@ def _roberta_config(config_class: type) -> Callable[[dict, object], PretrainedCo
     after the padding id and those before it (base_model.usable_positions)."""
 
     def config(model: dict, tokenizer) -> PretrainedConfig:
-        settings = {key: model[key] for key in (*SHARED_KEYS, "hidden_dropout_prob", "attention_probs_dropout_prob")}
+        settings = {key: model[key] for key in BERT_KEYS}
         settings["max_position_embeddings"] += tokenizer.pad_token_id + 1
         special = {"pad_token_id": tokenizer.pad_token_id, "bos_token_id": tokenizer.cls_token_id}
         return config_class(vocab_size=len(tokenizer), eos_token_id=tokenizer.sep_token_id, type_vocab_size=1,

@@ -63,14 +63,8 @@ def roberta_data(tmp_path_factory) -> SimpleNamespace:
     as a continued run's data half makes them."""
     root = tmp_path_factory.mktemp("roberta-data")
     in_pipeline_environment(
-        "import sys, pathlib, shutil, helpers\n"
-        "from snakebert.data.base_tokenizer import keep_tokenizer\n"
-        "root = pathlib.Path(sys.argv[1])\n"
-        "base = helpers.save_tiny_roberta(root / 'base')\n"
-        "def keep(folder):\n"
-        "    shutil.rmtree(folder)\n"
-        "    keep_tokenizer(base, str(folder))\n"
-        "helpers.build_tiny_data(root, edit_tokenizer=keep)\n",
+        "import sys, pathlib, helpers; root = pathlib.Path(sys.argv[1]); "
+        "helpers.build_continued_data(root, helpers.save_tiny_roberta(root / 'base'))",
         str(root),
     )
     return SimpleNamespace(

@@ -1,12 +1,8 @@
 """The unit tier's data: the tiny data set built by the library's own functions in a fraction of a second, and a tiny
 RoBERTa base with the same data set tokenized by its tokenizer."""
 
-import shutil
-
 import pytest
-from helpers import build_tiny_data, save_tiny_roberta
-
-from snakebert.data.base_tokenizer import keep_tokenizer
+from helpers import build_continued_data, build_tiny_data, save_tiny_roberta
 
 
 @pytest.fixture(scope="session")
@@ -24,9 +20,4 @@ def roberta_base(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def roberta_data(roberta_base, tmp_path_factory):
     """The tiny data set with the RoBERTa base's tokenizer kept as a continued run keeps it (keep_tokenizer)."""
-
-    def keep(folder):
-        shutil.rmtree(folder)
-        keep_tokenizer(roberta_base, str(folder))
-
-    return build_tiny_data(tmp_path_factory.mktemp("roberta-data"), edit_tokenizer=keep)
+    return build_continued_data(tmp_path_factory.mktemp("roberta-data"), roberta_base)
