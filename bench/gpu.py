@@ -2,11 +2,16 @@
 
     python bench/gpu.py [--steps 80] [--warmup 20] [--batch 64] [--seq 512] [--repeats 3] [--out gpu.json]
     python bench/gpu.py --device cpu --tiny --steps 3 --warmup 1 --batch 2 --seq 64 --repeats 2   # smoke run
+    python bench/gpu.py --device cpu --init-from FOLDER --steps 12 --warmup 4 --batch 32 --seq 128   # continued
 
 - ours:  the pipeline's own trainer (snakebert/training/trainers.py `build_trainer`, the settings the pipeline passes):
          BertForMaskedPositions (vocabulary logits on masked positions only), SDPA attention, bf16 and TF32,
          fused AdamW, torch.compile; packed blocks (no padding, no attention mask);
 - plain: BertForMaskedLM through transformers' Trainer defaults with bf16 (logits on every position).
+With --init-from, a BERT base folder (a continued run's `model.init_from`): both paths start from its weights and
+take its dimensions and vocabulary, ours through the pipeline's own loader (training/model.py
+`masked_positions_model`), plain as run_mlm.py does (`BertForMaskedLM.from_pretrained`, its Trainer's defaults); a
+base without an MLM head gets a fresh one in both.
 Both train on the same packed blocks with the same masking, in `--repeats` interleaved repetitions (ours, plain,
 then plain, ours, ...: bench/step_clock.py `interleaved`), each a fresh trainer and model. Throughput counts the
 steps after `--warmup` (compilation and the first allocations stay out). Reports, for every repetition, samples/s,
@@ -39,7 +44,7 @@ from transformers import BertConfig, BertForMaskedLM, Trainer, TrainingArguments
 from snakebert.config_defaults import schema_defaults  # noqa: E402
 from snakebert.training.job import TrainingJob  # noqa: E402
 from snakebert.training.masking import IGNORED, mask_blocks, predictions_per_block  # noqa: E402
-from snakebert.training.model import BertForMaskedPositions  # noqa: E402
+from snakebert.training.model import masked_positions_model  # noqa: E402
 from snakebert.training.phases import plan_phases  # noqa: E402
 from snakebert.training.trainers import build_trainer  # noqa: E402
 
@@ -55,11 +60,11 @@ class MaskedBlocks:
     masked tokens for both paths. `ours` holds what our collator gives (input_ids, masked_positions, labels at
     the k positions); `plain` what BertForMaskedLM takes (input_ids, labels of every position, -100 elsewhere)."""
 
-    def __init__(self, count: int, seq: int) -> None:
-        ids = np.random.default_rng(0).integers(5, VOCAB, (count, seq), dtype=np.uint16)
+    def __init__(self, count: int, seq: int, vocab: int) -> None:
+        ids = np.random.default_rng(0).integers(5, vocab, (count, seq), dtype=np.uint16)
         k = predictions_per_block(seq, 0.15, None)
         keys = [(0, 0, block) for block in range(count)]
-        inputs, positions, labels = mask_blocks(ids, keys, k, np.arange(5), 4, VOCAB)
+        inputs, positions, labels = mask_blocks(ids, keys, k, np.arange(5), 4, vocab)
         full = np.full(ids.shape, IGNORED, dtype=np.int64)
         np.put_along_axis(full, positions, labels, axis=1)  # a padding slot's label is IGNORED: nothing asked
         inputs, positions, labels = torch.from_numpy(inputs), torch.from_numpy(positions), torch.from_numpy(labels)
@@ -103,14 +108,15 @@ def trainer_for(name: str, config: BertConfig, data: MaskedBlocks, args) -> Trai
         settings = pipeline_settings(args)
         phase = plan_phases(settings, args.seq)[0]
         job = TrainingJob("", "", {}, settings, backend, output_dir)  # the bench's own model and random blocks
-        return build_trainer(job, settings, phase, output_dir, BertForMaskedPositions(config), (None, None),
-                             items, validation)  # fmt: skip
+        model = masked_positions_model(config, args.init_from and str(args.init_from))
+        return build_trainer(job, settings, phase, output_dir, model, (None, None), items, validation)
     arguments = TrainingArguments(
         output_dir=output_dir, max_steps=args.steps, per_device_train_batch_size=args.batch,
         bf16=args.device == "cuda", use_cpu=args.device == "cpu", report_to=[], disable_tqdm=True,
         save_strategy="no", logging_strategy="no", dataloader_drop_last=True,
     )  # fmt: skip
-    return Trainer(model=BertForMaskedLM(config), args=arguments, train_dataset=items)
+    model = BertForMaskedLM.from_pretrained(args.init_from) if args.init_from else BertForMaskedLM(config)
+    return Trainer(model=model, args=arguments, train_dataset=items)
 
 
 def flops_per_token(config: BertConfig, seq: int) -> float:
@@ -153,6 +159,7 @@ def report(runs: dict[str, list[dict]], config: BertConfig, args) -> dict:
     return {
         "device": device, "torch": torch.__version__, "transformers": transformers.__version__, "commit": commit(),
         "settings": {key: getattr(args, key) for key in ("steps", "warmup", "batch", "seq", "repeats", "tiny")},
+        "init_from": args.init_from and str(args.init_from), "threads": torch.get_num_threads(),
         "gflop_per_token": flops_per_token(config, args.seq) / 1e9, "runs": runs, "median": median,
         "ours/plain": ours_over_plain, "goal": "ours/plain samples/s median >= 1.3",
     }  # fmt: skip
@@ -168,15 +175,21 @@ def main() -> None:
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--tiny", action="store_true", help="a tiny model instead of BERT-base (smoke runs)")
     parser.add_argument("--peak-tflops", type=float, default=989.0, help="the GPU's dense bf16 peak")
+    parser.add_argument("--init-from", type=Path, help="a BERT base folder both paths start from")
     parser.add_argument("--out", type=Path, help="also write the report here (JSON)")
     args = parser.parse_args()
     if not 0 < args.warmup < args.steps:
         parser.error("--warmup must be between 0 and --steps")
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
-    config = BertConfig(vocab_size=VOCAB, max_position_embeddings=max(args.seq, 512), **(TINY if args.tiny else
-                        BERT_BASE), attn_implementation="sdpa")  # fmt: skip
-    data = MaskedBlocks(args.steps * args.batch, args.seq)
+    if args.init_from and args.tiny:
+        parser.error("--tiny and --init-from are exclusive: a base has its own dimensions")
+    if args.init_from:
+        config = BertConfig.from_pretrained(args.init_from, attn_implementation="sdpa")
+    else:
+        config = BertConfig(vocab_size=VOCAB, max_position_embeddings=max(args.seq, 512), **(TINY if args.tiny else
+                            BERT_BASE), attn_implementation="sdpa")  # fmt: skip
+    data = MaskedBlocks(args.steps * args.batch, args.seq, config.vocab_size)
     runs = interleaved(ARMS, args.repeats, lambda arm: run(arm, config, data, args))
     text = json.dumps(report(runs, config, args), indent=1)
     if args.out:

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from helpers import REPO
+from transformers import BertConfig, BertModel
 
 
 def run_bench(*args: str) -> dict:
@@ -39,13 +40,25 @@ def test_train_loader_bench_reports_its_ratios(data_half):
     assert report["ours/in_memory (goal >= 0.97)"] > 0 and report["ours/run_mlm (goal >= 1.0)"] > 0
 
 
-def test_gpu_bench_runs_both_paths_interleaved_and_reports_their_ratios_on_the_cpu(tmp_path):
+@pytest.mark.parametrize("start", ["tiny", "base"])
+def test_gpu_bench_runs_both_paths_interleaved_and_reports_their_ratios_on_the_cpu(tmp_path, start):
+    model = ["--tiny"]
+    if start == "base":  # a continued run's base without an MLM head: both paths start from its encoder
+        config = BertConfig(vocab_size=120, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                            intermediate_size=32, max_position_embeddings=64)  # fmt: skip
+        BertModel(config).save_pretrained(tmp_path / "base")
+        model = ["--init-from", str(tmp_path / "base")]
     report = run_bench(
-        "bench/gpu.py", "--device", "cpu", "--tiny", "--steps", "3", "--warmup", "1", "--batch", "2", "--seq", "64",
+        "bench/gpu.py", "--device", "cpu", *model, "--steps", "3", "--warmup", "1", "--batch", "2", "--seq", "64",
         "--repeats", "2", "--out", str(tmp_path / "gpu.json"),
     )  # fmt: skip
     assert report == json.loads((tmp_path / "gpu.json").read_text())
     assert report["device"] == "cpu" and report["settings"]["repeats"] == 2
+    assert report["init_from"] == (str(tmp_path / "base") if start == "base" else None)
+    if start == "base":  # the base's dimensions and vocabulary: 6 x (one layer + embeddings) + attention
+        assert report["gflop_per_token"] == pytest.approx(
+            (6 * (4 * 16 * 16 + 2 * 16 * 32 + 16 * 120) + 12 * 16 * 64) / 1e9
+        )
     for arm in ("ours", "plain"):
         assert len(report["runs"][arm]) == 2 and all(run["samples_per_second"] > 0 for run in report["runs"][arm])
         each = [run["samples_per_second"] for run in report["runs"][arm]]
