@@ -23,6 +23,7 @@ from snakebert.training.base_model import resolved as resolved_model
 from snakebert.training.job import evaluation_masking
 from snakebert.training.launch_plan import DEVICE_RESOURCES, job_backend, launch_plan
 from snakebert.training.phases import packing_sizes
+from snakebert.training.trackers import TRACKING_ENV
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
 
@@ -55,6 +56,9 @@ config["model"] = resolved_model(config["model"])  # a folder base's settings in
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = refused_as_workflow_error(plan_shards)
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
+# The `tracking` section reaches the training jobs in their environment, not their params: a tracker changes what a
+# run reports, never what it computes, so turning one on or off reruns nothing.
+os.environ[TRACKING_ENV] = json.dumps(config["tracking"])
 FINETUNE_MODELS = finetune_plan.models(config["finetune"], config["model"][INIT_FROM])
 
 

@@ -55,7 +55,9 @@ rule finetune:
         " --model {params.source:q} --seed {wildcards.seed} --recipe {params.recipe:q} --rate {wildcards.rate}"
         " --search {input.search:q}"
         " --eval-batch-size {params.eval_batch_size} --backend {params.backend} --checkpoints {params.checkpoints}"
-        " --gaudi-config {params.gaudi_config:q} --threads {threads} --out {output} > {log} 2>&1"
+        " --gaudi-config {params.gaudi_config:q}"
+        " --tracking-dir logs/tracking/finetune/{wildcards.task}/{wildcards.model}/{wildcards.rate}/{wildcards.fold}seed-{wildcards.seed}"
+        " --threads {threads} --out {output} > {log} 2>&1"
 
 
 rule linear_probe:

@@ -15,7 +15,7 @@ rule pretrain:
     params:
         **training_params("pretrain.py", "checkpoints/pretrain"),
     shell:
-        training_command()
+        training_command("--tracking-dir logs/tracking/pretrain")
 
 
 rule evaluate:

@@ -2,11 +2,12 @@
 defaults: numbers that are not finite, and the constraints between keys and sections that a job would otherwise meet
 late (the model against its `init_from` base, the probes' prompts, the model's shape, the tokenizer keys a continued
 run ignores, the phases and the corruption split, fine-tuning, source names, the task a `task` source reads, the
-block size against the lengths, the Hub upload). The architecture against the training backend is the backend
-table's check (training/backends.backend_problems), made once the launch plan has resolved the backend. The
-workflow refuses the first problem when it is read, before any job, so this module and what it imports import
-neither torch, transformers nor datasets."""
+block size against the lengths, the Hub upload, the trackers installed). The architecture against the training
+backend is the backend table's check (training/backends.backend_problems), made once the launch plan has resolved the
+backend. The workflow refuses the first problem when it is read, before any job, so this module and what it imports
+import neither torch, transformers nor datasets."""
 
+import importlib.util
 import math
 
 from .config_defaults import schema_defaults
@@ -15,6 +16,7 @@ from .finetune.plan import BASE, BASELINE_NAMES, OWN_MODELS, task_recipe
 from .training.base_model import INIT_FROM, base_problems, resolved
 from .training.phases import plan_phases
 from .training.probes import MASK
+from .training.trackers import TRACKERS
 
 HUB_REPOS = ("tokenizer_repo", "dataset_repo", "model_repo")
 ADDED = "add_tokens"  # the one tokenizer key of a continued run
@@ -205,4 +207,14 @@ def config_problems(config: dict) -> list[str]:
         *task_source_problems(config["sources"], config["finetune"]["tasks"]),
         *block_size_problems(config, max_positions),
         *hub_problems(config["hub"]),
+        *tracking_problems(config["tracking"]),
+    ]
+
+
+def tracking_problems(tracking: dict) -> list[str]:
+    """Trackers the config asks for that this environment cannot import (an unknown name is the schema's refusal)."""
+    return [
+        f"config tracking.trackers: {name!r} is not installed ({TRACKERS[name].install})"
+        for name in tracking["trackers"]
+        if importlib.util.find_spec(TRACKERS[name].package) is None
     ]

@@ -38,7 +38,8 @@ def _walk(value, key: str, budget: list[int]) -> None:
             if secret_like(name):
                 raise ConfigError(
                     f"config {path}: a key named like a secret is refused (its value is not shown); "
-                    "a Hub token goes in the environment (HF_TOKEN) or `huggingface-cli login`, never in a config"
+                    "a Hub token goes in the environment (HF_TOKEN) or `huggingface-cli login`, a tracker's "
+                    "(WANDB_API_KEY, MLFLOW_TRACKING_TOKEN) in the environment, never in a config"
                 )
             _walk(item, path, budget)
     elif isinstance(value, list):

@@ -139,7 +139,9 @@ def training_facts(training: dict, settings: dict) -> dict[str, str]:
         f"{settings['weight_decay']:g}",
         "masking": f"{settings['mlm_probability']:.0%} of each block's tokens ({predictions}), "
         f"{split['mask']:.0%} of them replaced by `[MASK]`, {split['random']:.0%} by a random token",
-    }
+        **({"history": f"the TensorBoard history of every segment of the run, in `{training['history']}/` (the Hub "
+            "shows it as the Training metrics tab)"} if training.get("history") else {}),
+    }  # fmt: skip
 
 
 def mlm_facts(evaluation: dict) -> dict[str, str]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..training.backends import GAUDI_CONFIG
 from ..training.job import ARGUMENTS as TRAINING_ARGUMENTS
+from ..training.trackers import configured_trackers
 
 KINDS = ("pretrained", "random_init", "reference")
 
@@ -27,6 +28,8 @@ class FinetuneJob:
     threads: int = 0
     gaudi_config: str = str(GAUDI_CONFIG)
     on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
+    trackers: tuple[str, ...] = ()  # the `tracking` config's trackers
+    tracking: str | None = None  # the run's history folder (None: none kept)
 
 
 ARGUMENTS = {
@@ -41,7 +44,14 @@ ARGUMENTS = {
     "--eval-batch-size": {"type": int, "required": True},
     **{
         flag: TRAINING_ARGUMENTS[flag]
-        for flag in ("--backend", "--checkpoints", "--threads", "--gaudi-config", "--out")
+        for flag in (
+            "--backend",
+            "--checkpoints",
+            "--threads",
+            "--gaudi-config",
+            "--tracking-dir",
+            "--out",
+        )
     },
 }
 
@@ -61,4 +71,6 @@ def job_from(args) -> FinetuneJob:
         checkpoints=args.checkpoints,
         threads=args.threads,
         gaudi_config=args.gaudi_config,
+        trackers=configured_trackers(),
+        tracking=args.tracking_dir,
     )

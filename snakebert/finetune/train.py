@@ -21,6 +21,7 @@ from ..machine import machine
 from ..named_loading import load_named
 from ..training.backends import BACKENDS, TrainerOptions
 from ..training.checkpoints import resume_point, run_directory
+from ..training.trackers import tracking_callbacks
 from ..training.trainers import EpochOrder, SealedCheckpoints
 from .encoded import EncodedSplit
 from .job import FinetuneJob
@@ -199,6 +200,8 @@ def finetune(job: FinetuneJob, out: str) -> dict:
     folder = run_directory(str(Path(job.checkpoints)), inputs)
     resume = resume_point(job.checkpoints, inputs, print)
     trainer = build_trainer(job, task, model, splits, folder)
+    for callback in tracking_callbacks(job.trackers, job.tracking, {"task": task["task"], "recipe": job.recipe}):
+        trainer.add_callback(callback)
     trainer.train(resume_from_checkpoint=resume)
     logits = {split: trainer.predict(splits[split]).predictions for split in tables if split != "train"}
     result = {

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from ..config_defaults import schema_defaults
 from .backends import BACKENDS, GAUDI_CONFIG
+from .trackers import configured_trackers
 
 
 def evaluation_masking(evaluate: dict) -> dict:
@@ -26,6 +27,8 @@ class TrainingJob:
     gaudi_config: str = str(GAUDI_CONFIG)
     on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
     evaluation: dict = field(default_factory=lambda: evaluation_masking(schema_defaults("evaluate")))
+    trackers: tuple[str, ...] = ()  # the `tracking` config's trackers
+    tracking: str | None = None  # the folder of the run's histories (None: none kept, as calibrate's bursts)
 
 
 # The command-line arguments of a training script: flag -> add_argument's keywords.
@@ -43,6 +46,10 @@ ARGUMENTS = {
     "--world-size": {"type": int, "required": True, "help": "the ranks the workflow launches"},
     "--threads": {"type": int, "default": 0, "help": "CPU threads for torch (0: torch's default)"},
     "--gaudi-config": {"default": str(GAUDI_CONFIG), "help": "the GaudiConfig JSON file"},
+    "--tracking-dir": {
+        "help": "the folder of the run's histories, outside the rule's outputs (default: none kept); the trackers "
+        "come from the workflow's `tracking` config, in the environment (trackers.TRACKING_ENV)"
+    },
     "--out": {"required": True},
 }
 
@@ -60,4 +67,6 @@ def job_from(args) -> TrainingJob:
         threads=args.threads,
         gaudi_config=args.gaudi_config,
         evaluation=json.loads(args.masking),
+        trackers=configured_trackers(),
+        tracking=args.tracking_dir,
     )

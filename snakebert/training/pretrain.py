@@ -4,6 +4,7 @@ the first step, resume from a matching checkpoint, log one progress line per log
 import dataclasses
 import hashlib
 import json
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,10 @@ from .model import masked_positions_model, model_config, save_masked_lm
 from .phases import Phase, plan_phases
 from .preflight import check_block_splits, check_counts, check_positions, check_vocabulary, verify_blocks
 from .stop_request import Deadline, StopOnRequest, StopRequest, job_end_time, report_stop, stopped
+from .trackers import tracking_callbacks
 from .trainers import build_trainer, global_batch_size
+
+HISTORY = "runs"  # the model folder's copy of the run's history, which the Hub shows as its Training metrics tab
 
 # The `pretrain` settings that cannot change the trained weights; every other setting is in the fingerprint, so
 # a new setting shapes it unless it is named here (tests/unit/test_fingerprint.py classifies every schema key).
@@ -223,6 +227,14 @@ def prepare_run(job: TrainingJob) -> Run:
     return Run(job, settings, manifest, phases, tokenizer, config, validation, eval_collator, folder, inputs, place)
 
 
+def run_history(run: Run) -> str | None:
+    """The folder of the run's live history: one per checkpoint fingerprint, continued by every segment of the run
+    (None: the job keeps none)."""
+    if run.job.tracking is None or not run.job.trackers:
+        return None
+    return str(Path(run.job.tracking) / run.folder.name)
+
+
 def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None):
     """The trainer of `phase` in this job's `segment` of the run (default: a run from step 1), with the model as
     initialised from the seed (a resumed checkpoint replaces it)."""
@@ -233,6 +245,8 @@ def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None):
     collator = BlockCollator(run.tokenizer, phase.predictions, settings["seed"], settings["corruption"])
     collators = (collator, run.eval_collator)
     trainer = build_trainer(job, settings, phase, str(run.folder), model, collators, train, run.validation, segment)
+    for callback in tracking_callbacks(job.trackers, run_history(run), {"model": job.model, "pretrain": settings}):
+        trainer.add_callback(callback)
     blocks = first_batch_blocks(trainer, train)
     print(
         f"{run.place}: the first batch of epoch 0 reads train blocks {blocks} (phase {phase.number}: "
@@ -275,6 +289,10 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
     segment = Segment.resuming(first_resume)
     deadline = Deadline(run.settings["stop_before_deadline"], job_end_time(), segment)
     print(segment_line(segment, run.settings["max_steps"], deadline), flush=True)
+    if run_history(run):
+        print(
+            f"history: {', '.join(job.trackers)} in {run_history(run)} (tensorboard --logdir logs/tracking)", flush=True
+        )
     records, trainer = [], None
     for phase in run.phases:
         resume = first_resume if phase is run.phases[0] else resume_point(job.checkpoints, run.inputs, print)
@@ -289,11 +307,16 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
         if stop.stopped_at is not None:
             raise report_stop(stopped(stop, str(run.folder)))
         records.append(phase_record(phase, trainer, result))
-    metrics = {**summary(trainer, records, job.backend, first_resume, segment), "init_from": job.model[INIT_FROM]}
+    history = run_history(run)
+    kept = history is not None and Path(history).is_dir()
+    metrics = {**summary(trainer, records, job.backend, first_resume, segment), "init_from": job.model[INIT_FROM],
+               "history": HISTORY if kept else None}  # fmt: skip
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
     if trainer.is_world_process_zero():
         with atomic_path(out) as tmp:
             save_masked_lm(trainer, run.tokenizer, tmp)
             (tmp / "training_metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
             (tmp / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
+            if kept:
+                shutil.copytree(history, tmp / HISTORY)
     return metrics

@@ -63,15 +63,46 @@ class SealedCheckpoints:
             seal(Path(self.args.output_dir) / f"checkpoint-{step}", record)
 
 
+class StepSeconds(TrainerCallback):
+    """Seconds spent inside training steps (each from its start to its end: no evaluation, save or wait for the
+    next batch) and the steps counted, since they were last taken."""
+
+    def __init__(self) -> None:
+        self.seconds, self.steps, self.started = 0.0, 0, 0.0
+
+    def on_step_begin(self, args, state, control, **kwargs):
+        self.started = time.monotonic()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        self.seconds += time.monotonic() - self.started
+        self.steps += 1
+
+    def take(self) -> tuple[float, int]:
+        taken = (self.seconds, self.steps)
+        self.seconds, self.steps = 0.0, 0
+        return taken
+
+
 class PhaseTraining(EpochOrder, SealedCheckpoints):
     """A trainer mixin for one phase of a run (the class attributes `phase`, `settings`, `eval_collator` and
     `segment`): the schedule of schedule.py, evaluation masked as every evaluation is, and sealed checkpoints that
-    record the run's segments, kept `save_total_limit` at a time once a newer one is complete."""
+    record the run's segments, kept `save_total_limit` at a time once a newer one is complete. Each logged training
+    loss comes with the phase, its block size, and the samples and tokens per second of the steps since the last
+    one (StepSeconds `step_seconds`)."""
 
     phase: Phase
     settings: dict
     eval_collator: object
     segment: Segment
+    step_seconds: StepSeconds
+
+    def log(self, logs: dict, *args, **kwargs):
+        if "loss" in logs:
+            seconds, steps = self.step_seconds.take()
+            samples = steps * global_batch_size(self.args) / seconds if seconds else 0.0
+            logs = {**logs, "phase": self.phase.number, "block_size": self.phase.block_size,
+                    "samples_per_second": samples, "tokens_per_second": samples * self.phase.block_size}  # fmt: skip
+        super().log(logs, *args, **kwargs)
 
     def record_of(self, step: int) -> dict:
         return {"segments": self.segment.segments(step)}
@@ -170,12 +201,15 @@ def build_trainer(
         job.gaudi_config, job.on_device, settings["torch_compile"], settings["throughput_warmup_steps"]
     )
     base, args, extra = BACKENDS[job.backend].trainer(arguments, options)
-    members = {"phase": phase, "settings": settings, "eval_collator": collators[1], "segment": segment or Segment()}
+    step_seconds = StepSeconds()
+    members = {"phase": phase, "settings": settings, "eval_collator": collators[1], "segment": segment or Segment(),
+               "step_seconds": step_seconds}  # fmt: skip
     trainer_class = type(f"Block{base.__name__}", (PhaseTraining, base), members)
     trainer = trainer_class(
         model=model, args=args, data_collator=collators[0], train_dataset=train, eval_dataset=validation, **extra
     )
     trainer.remove_callback(PrinterCallback)
     trainer.add_callback(SamplerEpoch(trainer))
+    trainer.add_callback(step_seconds)
     trainer.add_callback(ProgressLog(global_batch_size(trainer.args), settings["max_steps"]))
     return trainer

@@ -20,6 +20,7 @@ from helpers import load_script
 from optimum.habana import GaudiConfig, GaudiTrainer, GaudiTrainingArguments
 from optimum.habana.distributed import DistributedRunner
 from shape_log import changed_ops, training_step_shapes
+from tensorboard_history import events, scalars
 from transformers import (
     AutoModelForMaskedLM,
     AutoTokenizer,
@@ -28,6 +29,7 @@ from transformers import (
     TrainerCallback,
     pipeline,
 )
+from transformers.integrations import TensorBoardCallback
 
 import snakebert.training.calibration as calibration
 import snakebert.training.pretrain as pretrain_script
@@ -40,6 +42,7 @@ from snakebert.training.checkpoints import COMPLETE_FILE
 from snakebert.training.job import TrainingJob
 from snakebert.training.phases import plan_phases
 from snakebert.training.progress import ProgressLog
+from snakebert.training.tracking import SegmentHistory
 
 gaudi_spawn = load_script("gaudi_spawn")
 
@@ -69,7 +72,7 @@ PRETRAIN = {
 
 
 def hpu_job(data, folder) -> TrainingJob:
-    """A training job on the HPU path, with the Gaudi classes running on the CPU."""
+    """A training job on the HPU path, with the Gaudi classes running on the CPU, its history in TensorBoard."""
     return TrainingJob(
         str(data.manifest),
         str(data.tokenizer),
@@ -78,6 +81,8 @@ def hpu_job(data, folder) -> TrainingJob:
         backend="hpu",
         checkpoints=str(folder / "checkpoints"),
         on_device=False,
+        trackers=("tensorboard",),
+        tracking=str(folder / "logs/tracking"),
     )
 
 
@@ -122,6 +127,25 @@ def test_pretrain_uses_gaudi_trainer_and_arguments(trained):
     assert args.dataloader_drop_last is True
     assert args.max_steps == PRETRAIN["max_steps"]
     assert args.gradient_accumulation_steps == PRETRAIN["gradient_accumulation_steps"]
+
+
+def test_gaudi_trainer_reports_to_the_trackers_asked_for_and_no_other(trained):
+    """GaudiTrainingArguments' report_to defaults to every installed integration: the job's trainer reports to none
+    of its own, and the one TensorBoard callback is the job's, whose history holds the logged losses."""
+    trainer = trained.trainer
+    assert trainer.args.report_to == []
+    integrations = [callback for callback in trainer.callback_handler.callbacks
+                    if type(callback).__module__.startswith("transformers.integrations")]  # fmt: skip
+    assert integrations == []
+    [history] = [
+        callback for callback in trainer.callback_handler.callbacks if isinstance(callback, TensorBoardCallback)
+    ]
+    assert isinstance(history, SegmentHistory)
+    [folder] = (trained.folder / "logs/tracking").iterdir()
+    logged = [(entry["step"], entry["loss"]) for entry in trainer.state.log_history if "loss" in entry]
+    curve = scalars(events(folder), "train/loss")
+    assert [step for step, _ in curve] == [step for step, _ in logged]
+    assert [loss for _, loss in curve] == pytest.approx([loss for _, loss in logged])
 
 
 def test_gaudi_config_is_ours_with_fused_ops_and_autocast(trained):

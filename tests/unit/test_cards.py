@@ -19,7 +19,7 @@ from snakebert.finetune.interval import NOT_SHOWN
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
 TRAINING = {"backend": "cpu", "world_size": 1, "global_batch_size": 8, "steps": 60, "resumed_from": None,
             "train_runtime": 3.5, "train_samples_per_second": 137.1, "train_tokens_per_second": 2193.6,
-            "initial_loss": 5.31, "final_loss": 4.87, "final_eval_loss": 4.9,
+            "initial_loss": 5.31, "final_loss": 4.87, "final_eval_loss": 4.9, "history": "runs",
             "phases": [{"phase": 1, "block_size": 8, "first_step": 1, "last_step": 40, "global_batch_size": 16,
                         "predictions_per_block": 1},
                        {"phase": 2, "block_size": 16, "first_step": 41, "last_step": 60, "global_batch_size": 8,
@@ -179,6 +179,7 @@ def test_the_model_cards_text_says_what_was_trained_and_how_well(run):
     assert f"- **learning rate:** {SETTINGS['learning_rate']:g}, {SETTINGS['warmup_steps']} warmup steps" in text
     assert "15% of each block's tokens (1 per block of 8, 2 per block of 16), 80% of them replaced by" in text
     assert "4, 2 masked positions each, whatever training's masking" in text
+    assert "- **history:** the TensorBoard history of every segment of the run, in `runs/` (the Hub shows" in text
     assert "- **MLM loss:** 4.912 (perplexity 136.0)" in text and "12.50%" in text
     assert "| model | kind | accuracy | macro_f1 |" in text
     assert "| pretrained | pretrained | 0.612 (0.592–0.632) | 0.588 (0.568–0.608) |" in text

@@ -7,12 +7,14 @@ and no metrics file."""
 import json
 import shutil
 import statistics
+from pathlib import Path
 
 import pytest
 import yaml
 from finetune_data import number_rows, pair_rows, write_csv, write_glue_folder, write_jsonl
 from helpers import planned_jobs, snakemake
 from shared_builds import copy_build
+from tensorboard_history import events, scalars
 
 VERDICTS = {"yes", "no", "not shown at this test size"}
 FINETUNE_RULES = {"prepare_task", "finetune", "linear_probe", "finetune_baselines", "summarize_finetune"}
@@ -81,6 +83,27 @@ def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned
     assert all(f"Downstream: {task['name']}" in summary for task in TASKS)
     assert "did pretraining pay? (fine-tuned)" in summary and "did pretraining pay? (linear probe)" in summary
     assert "<svg" in (workdir / "results/report/downstream.svg").read_text()
+
+
+def test_every_fine_tuning_run_keeps_a_history_of_its_epochs(finetuned):
+    """logs/tracking/finetune/ mirrors each run's path; its validation curve has a point per epoch, whose best is the
+    score of the epoch the run kept."""
+    workdir, _ = finetuned
+    runs = [
+        path for task in TASKS for path in (workdir / "results/finetune" / task["name"]).glob("runs/**/seed-1.json")
+    ]
+    assert len(runs) == 12
+    for path in runs:
+        run = json.loads(path.read_text())
+        task, _, *rest = path.relative_to(workdir / "results/finetune").with_suffix("").parts
+        main = json.loads((workdir / f"results/finetune/{task}/metrics.json").read_text())["main_metric"]
+        curve = [
+            value
+            for _, value in scalars(events(workdir / "logs/tracking/finetune" / task / Path(*rest)), f"eval/{main}")
+        ]
+        assert len(curve) == run["recipe"]["epochs"], path
+        kept = run["validation"][main]  # None: an undefined correlation, which the curve shows as the worst, -1
+        assert max(curve) == pytest.approx(-1.0 if kept is None else kept, abs=1e-6), path
 
 
 def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp_path):

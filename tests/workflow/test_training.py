@@ -11,6 +11,7 @@ import sys
 import pytest
 from helpers import CORES, REPO, interrupting_env, planned_jobs, snakemake, training_config, write_config
 from shared_builds import copy_build
+from tensorboard_history import events, scalars
 from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from snakebert.training.checkpoints import COMPLETE_FILE
@@ -60,11 +61,12 @@ def test_training_settings_rerun_no_data_rule(trained_copy):
     }  # fmt: skip
     changed = training_config(trained_copy, evaluate={"seed": 7})
     assert planned_jobs(trained_copy, changed) == {"all": 1, "evaluate": 1, **report}
+    assert planned_jobs(trained_copy, training_config(trained_copy, tracking={"trackers": []})) == {}
 
 
 RESUMABLE = {"max_steps": 400, "save_steps": 50, "logging_steps": 25, "eval_steps": 100}
 TIMINGS = {"train_runtime", "train_samples_per_second", "train_steps_per_second", "eval_runtime"}
-TIMINGS |= {"eval_samples_per_second", "eval_steps_per_second"}
+TIMINGS |= {"eval_samples_per_second", "eval_steps_per_second", "samples_per_second", "tokens_per_second"}
 
 
 def history_without_timings(workdir) -> list[dict]:
@@ -108,6 +110,11 @@ def test_a_killed_run_resumed_by_snakemake_ends_bit_identical_to_an_uninterrupte
     history = history_without_timings(killed)
     assert history == history_without_timings(straight)
     assert history[0]["step"] == 1 and history[-1]["step"] == RESUMABLE["max_steps"]
+    tracked = events(killed / "logs/tracking/pretrain" / run.name)  # both segments' TensorBoard history, as one
+    losses = [(entry["step"], entry["loss"]) for entry in history if "loss" in entry]
+    assert [step for step, _ in scalars(tracked, "train/loss")] == [step for step, _ in losses]
+    assert [loss for _, loss in scalars(tracked, "train/loss")] == pytest.approx([loss for _, loss in losses])
+    assert scalars(tracked, "segment/start") == [(1, 1), (first + 1, first + 1)]
     kept = sorted(path.name for path in run.glob("checkpoint-*"))
     assert kept == ["checkpoint-350", "checkpoint-400"]  # save_total_limit: 2
 

@@ -1,0 +1,101 @@
+"""A run's live history (the `tracking` section): TensorBoard's event files, read back with TensorBoard's own
+EventAccumulator, hold what log_history.json holds, step for step, and a resumed run continues one history."""
+
+import dataclasses
+import json
+import shutil
+
+import pytest
+from helpers import TINY_TRAINING
+from tensorboard_history import events, scalars
+
+from snakebert.config_checks import tracking_problems
+from snakebert.config_defaults import schema_defaults
+from snakebert.training.job import TrainingJob
+from snakebert.training.pretrain import pretrain
+from snakebert.training.trackers import TRACKING_ENV, configured_trackers
+from snakebert.training.tracking import flat_scalars
+
+# each history key of a training log entry: its TensorBoard tag (transformers' rewrite_logs: train/ or eval/)
+TAGS = {"loss": "train/loss", "learning_rate": "train/learning_rate", "grad_norm": "train/grad_norm",
+        "samples_per_second": "train/samples_per_second", "tokens_per_second": "train/tokens_per_second",
+        "phase": "train/phase", "block_size": "train/block_size", "eval_loss": "eval/loss"}  # fmt: skip
+
+
+def logged(history: list[dict], key: str) -> list[tuple[int, float]]:
+    return [(entry["step"], entry[key]) for entry in history if key in entry]
+
+
+@pytest.fixture
+def tracked_job(tiny_data, tmp_path, monkeypatch):
+    """Six steps of the tiny model, logged and checkpointed at every step, with TensorBoard under tmp/logs."""
+    settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "max_steps": 6, "save_steps": 1,
+                "logging_steps": 1, "eval_steps": 3, "warmup_steps": 1, "save_total_limit": 6}  # fmt: skip
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return TrainingJob(str(tiny_data.manifest), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
+                       str(tmp_path / "checkpoints"), threads=1, trackers=("tensorboard",),
+                       tracking=str(tmp_path / "logs"))  # fmt: skip
+
+
+def test_a_resumed_run_continues_one_history_equal_to_its_log_history(tracked_job, tmp_path):
+    """The first run logs steps 1 to 6; with its checkpoints after step 2 gone (a run killed after logging step 6
+    but saving only step 2), the rerun resumes from step 2 and logs steps 3 to 6 again: the folder's history holds
+    each step once, as the resumed run's log_history.json has it, with each segment's start marked."""
+    pretrain(tracked_job, str(tmp_path / "model"))
+    [run] = [path for path in (tmp_path / "checkpoints").iterdir() if path.is_dir()]
+    history_folder = tmp_path / "logs" / run.name  # one history per checkpoint fingerprint
+    assert [event.step for event in events(history_folder).Scalars("train/loss")] == [1, 2, 3, 4, 5, 6]
+    for step in range(3, 7):
+        shutil.rmtree(run / f"checkpoint-{step}")
+    resumed = pretrain(tracked_job, str(tmp_path / "resumed"))
+    assert resumed["resumed_from"] == str(run / "checkpoint-2")
+    history = json.loads((tmp_path / "resumed/log_history.json").read_text())
+    accumulator = events(history_folder)
+    for key, tag in TAGS.items():
+        assert [step for step, _ in scalars(accumulator, tag)] == [step for step, _ in logged(history, key)], tag
+        assert [value for _, value in scalars(accumulator, tag)] == pytest.approx(
+            [value for _, value in logged(history, key)], rel=1e-6
+        ), tag
+    assert [step for step, _ in logged(history, "eval_loss")] == [3, 6]
+    assert all(value > 0 for _, value in logged(history, "tokens_per_second"))
+    assert logged(history, "block_size") == [(step, 16) for step in range(1, 7)]
+    assert scalars(accumulator, "segment/start") == [(1, 1), (3, 3)]
+    assert resumed["history"] == "runs"  # the model folder's copy of the history, which the Hub upload sends
+    copied = events(tmp_path / "resumed/runs")
+    assert scalars(copied, "train/loss") == scalars(accumulator, "train/loss")
+
+
+def test_the_settings_are_the_histories_hyperparameters_and_no_tracker_writes_nothing(tracked_job, tmp_path):
+    pretrain(tracked_job, str(tmp_path / "model"))
+    [folder] = (tmp_path / "logs").iterdir()
+    plugins = events(folder).PluginTagToContent("hparams")
+    session = plugins["_hparams_/session_start_info"]
+    assert b"pretrain.learning_rate" in session and b"model.hidden_size" in session
+    shutil.rmtree(tmp_path / "checkpoints")
+    shutil.rmtree(tmp_path / "logs")
+    untracked = dataclasses.replace(tracked_job, trackers=())
+    assert pretrain(untracked, str(tmp_path / "untracked"))["history"] is None
+    assert not (tmp_path / "logs").exists() and not (tmp_path / "untracked/runs").exists()
+
+
+def test_nested_settings_become_flat_scalar_hyperparameters():
+    flat = flat_scalars({"pretrain": {"learning_rate": 1e-3, "phases": [{"block_size": 8}], "seed": 42},
+                         "model": {"init_from": None, "architecture": "bert"}})  # fmt: skip
+    assert flat == {"pretrain.learning_rate": 1e-3, "pretrain.phases": '[{"block_size": 8}]', "pretrain.seed": 42,
+                    "model.init_from": "null", "model.architecture": "bert"}  # fmt: skip
+
+
+def test_the_jobs_take_the_trackers_the_workflow_sets_in_their_environment(monkeypatch):
+    monkeypatch.delenv(TRACKING_ENV, raising=False)
+    assert configured_trackers() == ()  # a job started outside the workflow keeps no history
+    monkeypatch.setenv(TRACKING_ENV, json.dumps({"trackers": ["tensorboard"]}))
+    assert configured_trackers() == ("tensorboard",)
+
+
+def test_a_tracker_that_is_not_installed_is_refused_with_what_to_install(monkeypatch):
+    assert tracking_problems({"trackers": ["tensorboard"]}) == []
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    assert tracking_problems({"trackers": ["tensorboard"]}) == [
+        "config tracking.trackers: 'tensorboard' is not installed (pip install tensorboard)"
+    ]
