@@ -1,6 +1,7 @@
 """A stop on 2 CPU ranks through torchrun (gloo), as the workflow launches them (scripts/torch_spawn.py): whichever
 process gets the signal (one rank, the torchrun agent, the whole process group, twice, or during an evaluation),
-every rank saves the same step, nothing hangs, and a rerun resumes to the weights of a run never stopped."""
+every rank saves the same step, nothing hangs, and a rerun resumes to the weights of a run never stopped, its one
+TensorBoard history continued by the second segment."""
 
 import json
 import os
@@ -12,10 +13,12 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO, TINY_TRAINING, build_tiny_data, snakemake_env
+from tensorboard_history import events, scalars
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import STOPPED_EXIT
 from snakebert.training.checkpoints import COMPLETE_FILE
+from snakebert.training.trackers import TRACKING_ENV
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "save_steps": 1000}  # no periodic checkpoint
 TIMEOUT = 180  # seconds a case may take: a hang fails it, it does not stall the suite
@@ -34,8 +37,14 @@ def torchrun(data, folder, harness: tuple[str, ...] = ()) -> list[str]:
         sys.executable, str(REPO / "scripts/torch_spawn.py"), "--nproc_per_node", "2", *script,
         "--backend", "cpu", "--world-size", "2", "--manifest", str(data.manifest), "--tokenizer", str(data.tokenizer),
         "--model", json.dumps(TINY_TRAINING["model"]), "--pretrain", json.dumps(SETTINGS), "--threads", "1",
-        "--checkpoints", str(folder / "checkpoints"), "--out", str(folder / "model"),
+        "--checkpoints", str(folder / "checkpoints"), "--tracking-dir", str(folder / "logs/tracking"),
+        "--out", str(folder / "model"),
     ]  # fmt: skip
+
+
+def tracked_env() -> dict:
+    """The workflow's environment, with TensorBoard asked for as the `tracking` config asks."""
+    return {**snakemake_env(), TRACKING_ENV: json.dumps({"trackers": ["tensorboard"]})}
 
 
 def worker(agent: int, rank: int) -> int:
@@ -66,7 +75,7 @@ def stopped_run(data, folder, to: str) -> tuple[int, str]:
     (for "an evaluation": sent by rank 1 to the group as its first evaluation starts); its exit and output."""
     harness = ("term-in-evaluation", "1") if to == "an evaluation" else ("wait-for-stop", str(STOP_STEP))
     process = subprocess.Popen(
-        torchrun(data, folder, harness), env=snakemake_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        torchrun(data, folder, harness), env=tracked_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True, start_new_session=True,
     )  # fmt: skip
     lines = []
@@ -86,7 +95,7 @@ def stopped_run(data, folder, to: str) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def unbroken(data, tmp_path_factory):
     folder = tmp_path_factory.mktemp("unbroken-ranks")
-    subprocess.run(torchrun(data, folder), env=snakemake_env(), check=True, capture_output=True, timeout=TIMEOUT)
+    subprocess.run(torchrun(data, folder), env=tracked_env(), check=True, capture_output=True, timeout=TIMEOUT)
     return (folder / "model/model.safetensors").read_bytes()
 
 
@@ -106,7 +115,15 @@ def test_a_sigterm_to_any_process_stops_every_rank_at_one_saved_step_and_the_rer
     assert {path.name for path in saved.glob("rng_state_*.pth")} == {"rng_state_0.pth", "rng_state_1.pth"}
 
     resumed = subprocess.run(
-        torchrun(data, tmp_path), env=snakemake_env(), capture_output=True, text=True, timeout=TIMEOUT
+        torchrun(data, tmp_path), env=tracked_env(), capture_output=True, text=True, timeout=TIMEOUT
     )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert (tmp_path / "model/model.safetensors").read_bytes() == unbroken
+    [history] = (tmp_path / "logs/tracking").iterdir()  # the run's one history: rank 0 wrote it, one file a segment
+    assert len(list(history.glob("events.out.tfevents.*"))) == 2
+    logged = json.loads((tmp_path / "model/log_history.json").read_text())
+    tracked = events(history)
+    assert [step for step, _ in scalars(tracked, "train/loss")] == [
+        entry["step"] for entry in logged if "loss" in entry
+    ]
+    assert scalars(tracked, "segment/start") == [(1, 1), (step + 1, step + 1)]
