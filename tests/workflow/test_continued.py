@@ -3,6 +3,7 @@ tokenizer kept as the base's (not trained), the data half's ingest and deduplica
 from the base's, and the base as it is fine-tuned beside the continued model, with "did adaptation pay?" answered."""
 
 import json
+import shutil
 from collections import Counter
 
 import pytest
@@ -32,10 +33,7 @@ def continued_config(workdir, **model) -> dict:
 def continued(trained, tmp_path_factory):
     workdir = copy_build(trained, tmp_path_factory.mktemp("continued") / "work")
     (workdir / "trained-config.yaml").write_text((workdir / "test-config.yaml").read_text())
-    base = workdir / "base"
-    base.mkdir()
-    for path in (workdir / "results/model").iterdir():
-        (base / path.name).write_bytes(path.read_bytes())
+    shutil.copytree(workdir / "results/model", workdir / "base")  # with its runs/ history: a model folder as saved
     config = continued_config(workdir)
     planned = planned_jobs(workdir, config)
     snakemake(workdir, config=config)

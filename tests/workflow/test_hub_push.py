@@ -1,8 +1,13 @@
-"""Publishing to the Hub: off by default, token from the environment only, never in argv, logs or outputs."""
+"""Publishing to the Hub: off by default, token from the environment only, never in argv, logs or outputs (nor a
+tracker's token, nor the training histories)."""
 
 from helpers import planned_jobs, snakemake, training_config
 
 SECRET = "hf_testSecretTokenThatMustNotLeak"
+TRACKER_SECRETS = {
+    "WANDB_API_KEY": "wandbSecretKeyThatMustNotLeak",
+    "MLFLOW_TRACKING_TOKEN": "mlflowSecretThatMustNotLeak",
+}
 HUB = {
     "push": True,
     "tokenizer_repo": "someone/sotu-tokenizer",
@@ -34,6 +39,8 @@ def test_push_waits_for_the_parts_it_publishes_and_their_cards(workdir):
 def test_token_reaches_neither_commands_nor_logs_nor_outputs(workdir, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", SECRET)
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    for name, value in TRACKER_SECRETS.items():
+        monkeypatch.setenv(name, value)
     config = training_config(workdir, hub=HUB)
     plan = snakemake(workdir, "-n", "-p", config=config)
     assert "push_to_hub.py" in plan.stdout
@@ -44,5 +51,7 @@ def test_token_reaches_neither_commands_nor_logs_nor_outputs(workdir, monkeypatc
     assert not (workdir / "results/hub/pushed.json").exists()
     assert all((workdir / f"results/cards/{part}/README.md").is_file() for part in ("model", "dataset"))
     written = [path for path in workdir.rglob("*") if path.is_file()]
-    assert all(SECRET.encode() not in path.read_bytes() for path in written)
-    assert SECRET not in plan.stdout + plan.stderr + done.stdout + done.stderr
+    assert any("tfevents" in path.name for path in written)  # the histories are among the files searched
+    for secret in (SECRET, *TRACKER_SECRETS.values()):
+        assert all(secret.encode() not in path.read_bytes() for path in written)
+        assert secret not in plan.stdout + plan.stderr + done.stdout + done.stderr
