@@ -12,7 +12,9 @@ import math
 
 from .config_defaults import schema_defaults
 from .errors import DataError
-from .finetune.plan import BASE, BASELINE_NAMES, OWN_MODELS, task_recipe
+from .finetune.hub_task import GLUE
+from .finetune.plan import BASE, BASELINE_NAMES, OWN_MODELS, REGRESSION_METRICS, task_recipe
+from .model_folders import folder_config, tokenizer_problem, usable_positions
 from .training.base_model import INIT_FROM, base_problems, resolved
 from .training.phases import plan_phases
 from .training.probes import MASK
@@ -96,10 +98,50 @@ def finetune_problems(finetune: dict, positions: int | None) -> list[str]:
             problems.append(f"config finetune.compare[{index}]: name {name!r} is reserved for the results' own rows")
         elif compared.count(name) > 1:
             problems.append(f"config finetune.compare[{index}]: name {name!r} is used twice")
+    problems += compare_problems(finetune)
     for index, task in enumerate(finetune["tasks"]):
         if task["type"] == "hub" and not (task["preset"] or task["path"]):
             problems.append(f"config finetune.tasks[{index}] ({task['name']}): a hub task needs `path` or a `preset`")
         problems += fold_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
+        problems += metric_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
+    return problems
+
+
+def metric_problems(where: str, task: dict) -> list[str]:
+    """Metrics of the other kind of problem than the task's (its `problem`, its GLUE preset's, else classification),
+    which its jobs could only fail on after training."""
+    preset = GLUE[task["preset"].removeprefix("glue/")].problem if task.get("preset") else None
+    problem = task.get("problem") or preset or "classification"
+    wrong = [name for name in task.get("metrics") or () if (name in REGRESSION_METRICS) != (problem == "regression")]
+    if not wrong:
+        return []
+    regression = " or ".join(REGRESSION_METRICS)
+    fitting = regression if problem == "regression" else f"a metric of classes (any but {regression})"
+    return [f"{where}: metric {wrong[0]!r} does not measure a {problem} task; use {fitting}"]
+
+
+def compare_problems(finetune: dict) -> list[str]:
+    """Each compared model that is a local folder: it holds a tokenizer, and its positions hold every task's inputs (a
+    Hub id is checked by its jobs, which can reach it)."""
+    problems = []
+    for index, entry in enumerate(finetune["compare"]):
+        what = f"config finetune.compare[{index}].model"
+        try:
+            problem, found = tokenizer_problem(entry["model"], what), folder_config(entry["model"], what)
+        except DataError as error:
+            problems.append(str(error))
+            continue
+        problems += [problem] if problem else []
+        if found is None or "max_position_embeddings" not in found:
+            continue
+        positions = usable_positions(found)
+        for number, task in enumerate(finetune["tasks"]):
+            length = task_recipe(finetune, task)["max_length"]
+            if length > positions:
+                problems.append(
+                    f"{what} {entry['model']!r}: its inputs hold at most {positions} positions, fewer than the recipe "
+                    f"max_length {length} of finetune.tasks[{number}] ({task['name']}); lower the task's max_length"
+                )
     return problems
 
 

@@ -9,8 +9,8 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
+from ..model_folders import usable_positions
 from ..report.downstream import PROBE, answered_gains, comparison_rows, folds_text, gain_line, rate_text
-from ..training.base_model import usable_positions
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
 
 MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)

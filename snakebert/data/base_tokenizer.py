@@ -11,11 +11,11 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..files.atomic import atomic_path
+from ..model_folders import tokenizer_problem
 from ..named_loading import load_named
 from .added_words import add_words
 from .special_tokens import SPECIAL_ROLES, check_roles
 
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "vocab.json", "spiece.model")
 WHAT = "model.init_from"
 
 
@@ -23,12 +23,9 @@ def load_base_tokenizer(base: str):
     """The base's tokenizer, checked (see the module); its remote code, if it asks for some, is never run."""
     from transformers import AutoTokenizer  # the job's only heavy import
 
-    folder = Path(base)
-    if folder.is_dir() and not any((folder / name).is_file() for name in TOKENIZER_FILES):
-        raise DataError(
-            f"{WHAT} {base!r}: the folder holds no tokenizer (none of {', '.join(TOKENIZER_FILES)}); save the base's "
-            "tokenizer into it beside the weights (tokenizer.save_pretrained)"
-        )
+    problem = tokenizer_problem(base, WHAT)
+    if problem:
+        raise DataError(problem)
     tokenizer = load_named(AutoTokenizer.from_pretrained, base, WHAT)
     if not tokenizer.is_fast:
         raise DataError(

@@ -18,9 +18,10 @@ from ..errors import DataError
 from ..files.checksum import files_digest
 from ..files.json_files import read_json, write_json
 from ..machine import machine
+from ..model_folders import tokenizer_problem, usable_positions
 from ..named_loading import load_named
 from ..training.backends import BACKENDS, TrainerOptions
-from ..training.checkpoints import resume_point, run_directory
+from ..training.checkpoints import discard_unused, resume_point, run_directory
 from ..training.trackers import tracking_callbacks
 from ..training.trainers import EpochOrder, SealedCheckpoints
 from .encoded import EncodedSplit
@@ -35,6 +36,9 @@ UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chos
 
 def load_tokenizer(model: str, name: str):
     """The tokenizer of `model` (a folder or a Hub id), the model named `name` in the results."""
+    problem = tokenizer_problem(model, f"finetune model {name!r}")
+    if problem:
+        raise DataError(problem)
     tokenizer = load_named(AutoTokenizer.from_pretrained, model, f"finetune model {name!r}")
     missing = [role for role in ("cls_token", "mask_token") if getattr(tokenizer, f"{role}_id", None) is None]
     if missing:
@@ -196,15 +200,32 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         for split, table in tables.items()
     }
     model = load_model(job, task)
+    positions = usable_positions(model.config.to_dict())
+    if length > positions:
+        raise DataError(
+            f"finetune model {job.name!r} ({job.model}): its inputs hold at most {positions} positions, fewer than the "
+            f"recipe max_length {length} of task {task['task']!r}; lower the task's max_length"
+        )
     inputs = fingerprint_inputs(job, task)
     folder = run_directory(str(Path(job.checkpoints)), inputs)
-    resume = resume_point(job.checkpoints, inputs, print)
+    try:
+        result = train_and_score(job, task, splits, model, folder, resume_point(job.checkpoints, inputs, print))
+    except BaseException:
+        discard_unused(folder)  # a run that failed before its first checkpoint leaves no folder that looks like one
+        raise
+    write_json(out, result)
+    shutil.rmtree(folder)
+    return result
+
+
+def train_and_score(job: FinetuneJob, task: dict, splits: dict[str, EncodedSplit], model, folder: Path, resume):
+    """Train in `folder` (from the checkpoint `resume`, if any), keep the best epoch on validation, score it."""
     trainer = build_trainer(job, task, model, splits, folder)
     for callback in tracking_callbacks(job.trackers, job.tracking, {"task": task["task"], "recipe": job.recipe}):
         trainer.add_callback(callback)
     trainer.train(resume_from_checkpoint=resume)
-    logits = {split: trainer.predict(splits[split]).predictions for split in tables if split != "train"}
-    result = {
+    logits = {split: trainer.predict(splits[split]).predictions for split in splits if split != "train"}
+    return {
         "task": task["task"],
         "model": job.name,
         "kind": job.kind,
@@ -219,6 +240,3 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         "predictions": run_predictions(task, splits, logits),
         "machine": machine(job.backend),
     }
-    write_json(out, result)
-    shutil.rmtree(folder)
-    return result

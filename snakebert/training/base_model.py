@@ -4,11 +4,11 @@ numbers. A `model` key left null takes the base's value; a key set to another va
 both. A config that asks for remote code is refused (it is never run), as is an architecture outside the table. Reads
 JSON only: the workflow's parse imports neither torch nor transformers."""
 
-import json
 from pathlib import Path
 
 from ..errors import DataError
 from ..files.checksum import files_digest
+from ..model_folders import folder_config, usable_positions
 from ..named_loading import load_named
 
 INIT_FROM = "init_from"
@@ -22,26 +22,11 @@ DROPOUTS = {  # the model section's dropout keys, as each architecture's config 
     "roberta": BERT_DROPOUTS,
     "xlm-roberta": BERT_DROPOUTS,
 }
-RESERVES_POSITIONS = ("roberta", "xlm-roberta")
 
 
 def base_config(name: str) -> dict | None:
     """The base's config.json, if `name` is a folder; None for a Hub id (read by the job: the parse is offline)."""
-    folder = Path(name)
-    if not folder.is_dir():
-        return None
-    path = folder / "config.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise DataError(f"model.init_from {name!r}: cannot read {path} ({error}): it is not a model folder") from None
-
-
-def usable_positions(found: dict) -> int:
-    """The positions a block can use in a model of config `found` (config.json's keys): its position embeddings less
-    the rows RoBERTa's numbering reserves (the padding id's and those before it: 2 of roberta-base's 514)."""
-    reserved = found.get("pad_token_id", 1) + 1 if found.get("model_type") in RESERVES_POSITIONS else 0
-    return found["max_position_embeddings"] - reserved
+    return folder_config(name, "model.init_from")
 
 
 def base_settings(name: str, found: dict) -> dict:

@@ -77,7 +77,7 @@ def _modernbert_config(model: dict, tokenizer) -> ModernBertConfig:
 
 def _roberta_config(config_class: type) -> Callable[[dict, object], PretrainedConfig]:
     """RoBERTa's (or XLM-R's) config: BERT's settings, one token type, and position rows for the usable positions
-    after the padding id and those before it (base_model.usable_positions)."""
+    after the padding id and those before it (model_folders.usable_positions)."""
 
     def config(model: dict, tokenizer) -> PretrainedConfig:
         settings = {key: model[key] for key in BERT_KEYS}

@@ -18,8 +18,9 @@ from ..data.manifest import data_digest, read_manifest
 from ..data.manifest_view import Manifest
 from ..errors import DataError
 from ..files.atomic import atomic_path
+from ..model_folders import usable_positions
 from .backends import backend_problems, rank, world_size
-from .base_model import INIT_FROM, base_digest, job_model, usable_positions
+from .base_model import INIT_FROM, base_digest, job_model
 from .block_dataset import BlockDataset, split_indices
 from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory, step_ranges
 from .collator import BlockCollator

@@ -2,6 +2,7 @@
 workflow reports them, and the shipped configs pass."""
 
 import copy
+import json
 
 import pytest
 import yaml
@@ -19,6 +20,7 @@ from snakebert.config_checks import (
 from snakebert.config_defaults import schema_defaults
 from snakebert.config_validation import validate_config
 from snakebert.data.manifest import DATA_SECTIONS, data_config_digest
+from snakebert.finetune.plan import task_recipe
 from snakebert.training.backends import backend_problems
 
 SOURCE = {"name": "notes", "type": "files", "paths": ["corpus/notes.jsonl"], "format": "jsonl"}
@@ -194,6 +196,56 @@ def test_finetune_names_that_collide_a_hub_task_without_data_and_a_search_past_t
         "config finetune.compare[2]: name 'x' is used twice",
         "config finetune.tasks[2] (g): a hub task needs `path` or a `preset`",
     ]
+
+
+def test_metrics_of_the_other_kind_of_problem_are_refused_before_any_job(default_config):
+    finetune = copy.deepcopy(default_config["finetune"])
+    files = {"name": "scores", "type": "files", "train": "scores.csv", "problem": "regression", "metrics": ["accuracy"],
+             "preset": None, "split": {"folds": None, "test_fraction": 0}, "recipe": {}}  # fmt: skip
+    finetune["tasks"] = [
+        files,
+        {**files, "name": "kinds", "problem": None, "metrics": ["macro_f1", "pearson"]},
+        {**files, "name": "sts", "type": "hub", "preset": "glue/stsb", "problem": None, "metrics": ["matthews"]},
+        {**files, "name": "fine", "metrics": ["spearman", "pearson"]},
+    ]
+    assert [problem for problem in finetune_problems(finetune, 512) if "metric" in problem] == [
+        "config finetune.tasks[0] (scores): metric 'accuracy' does not measure a regression task; use pearson or "
+        "spearman",
+        "config finetune.tasks[1] (kinds): metric 'pearson' does not measure a classification task; use a metric of "
+        "classes (any but pearson or spearman)",
+        "config finetune.tasks[2] (sts): metric 'matthews' does not measure a regression task; use pearson or spearman",
+    ]
+
+
+def test_a_compared_folder_without_a_tokenizer_or_positions_for_the_inputs_is_refused(default_config, tmp_path):
+    """Read from the folders' files alone: no tokenizer file; a RoBERTa config whose usable positions (its rows less
+    the 2 its numbering reserves) are one short of the task's inputs; a config.json that is not JSON."""
+    finetune = copy.deepcopy(default_config["finetune"])
+    length = task_recipe(finetune, finetune["tasks"][0])["max_length"]
+    folders = {"bare": {"model_type": "bert", "max_position_embeddings": 512},
+               "short": {"model_type": "roberta", "pad_token_id": 1, "max_position_embeddings": length + 1},
+               "fits": {"model_type": "roberta", "pad_token_id": 1, "max_position_embeddings": length + 2}}  # fmt: skip
+    for name, config in folders.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.json").write_text(json.dumps(config))
+        if name != "bare":
+            (tmp_path / name / "tokenizer.json").write_text("{}")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "config.json").write_text("{not json")
+    finetune["compare"] = [{"name": name, "model": str(tmp_path / name)} for name in (*folders, "broken")]
+    problems = finetune_problems(finetune, 512)
+    assert problems[0] == (
+        f"config finetune.compare[0].model {str(tmp_path / 'bare')!r}: the folder holds no tokenizer (none of "
+        "tokenizer.json, tokenizer_config.json, vocab.txt, vocab.json, spiece.model); save the model's tokenizer into "
+        "it beside the weights (tokenizer.save_pretrained)"
+    )
+    assert problems[1] == (
+        f"config finetune.compare[1].model {str(tmp_path / 'short')!r}: its inputs hold at most {length - 1} "
+        f"positions, fewer than the recipe max_length {length} of finetune.tasks[0] "
+        f"({finetune['tasks'][0]['name']}); lower the task's max_length"
+    )
+    assert problems[2].startswith(f"config finetune.compare[3].model {str(tmp_path / 'broken')!r}: cannot read")
+    assert len(problems) == 3
 
 
 def test_the_data_config_digest_follows_the_data_sections_only(default_config):

@@ -32,13 +32,15 @@ def test_every_default_is_filled_in_nested_sections_too():
         ({"sources": [{**SOURCE, "hf_token": TOKEN}]}, "sources[0].hf_token"),
         ({"finetune": {"tasks": [{"name": "t", "Api-Key": TOKEN}]}}, "finetune.tasks[0].Api-Key"),
         ({"hub": {"password": "hunter2"}}, "hub.password"),
+        ({"tracking": {"WANDB_API_KEY": TOKEN}}, "tracking.WANDB_API_KEY"),
+        ({"tracking": {"mlflow_tracking_token": TOKEN}}, "tracking.mlflow_tracking_token"),
     ],
 )
 def test_a_key_named_like_a_secret_is_refused_without_its_value(config, path):
     message = refusal({"sources": [SOURCE], **config})
     assert message.startswith(f"config {path}: a key named like a secret is refused")
     assert TOKEN not in message and "hunter2" not in message
-    assert "HF_TOKEN" in message
+    assert "HF_TOKEN" in message and "WANDB_API_KEY" in message  # where a Hub's or a tracker's token goes
 
 
 @pytest.mark.parametrize("name", ["tokenizer", "mask_tokens", "keys", "monkey_business", "tokenizer_repo"])
@@ -145,6 +147,21 @@ ADDITIONAL = "Additional properties are not allowed"
             {"finetune": {"protocols": ["probe"]}},
             "config finetune.protocols[0]: 'probe' is not one of ['finetune', 'linear_probe']",
             id="protocol-unknown",
+        ),
+        pytest.param(
+            {"tracking": {"trackers": ["tensorbord"]}},
+            "config tracking.trackers[0]: 'tensorbord' is not one of ['tensorboard']",
+            id="tracker-unknown",
+        ),
+        pytest.param(
+            {"finetune": {"seeds": 1_000_000_000}},
+            "config finetune.seeds: 1000000000 is greater than the maximum of 100",
+            id="seeds-unbounded",
+        ),
+        pytest.param(
+            {"finetune": {"eval_batch_size": 100_000}},
+            "config finetune.eval_batch_size: 100000 is greater than the maximum of 4096",
+            id="eval-batch-unbounded",
         ),
     ],
 )

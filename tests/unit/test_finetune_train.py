@@ -184,6 +184,38 @@ def test_a_reference_model_without_a_mask_token_is_refused_before_training(prepa
     assert not (tmp_path / "o.json").exists() and not (tmp_path / "checkpoints").exists()
 
 
+def test_a_reference_folder_without_tokenizer_files_or_with_too_few_positions_is_refused_before_training(
+    prepared, tmp_path
+):
+    """AutoTokenizer would make a 5-token tokenizer of a folder of weights alone: every word unknown, the row silently
+    meaningless. A model whose positions cannot hold the recipe's inputs would fail at its first batch."""
+    bare = tmp_path / "weights-only"
+    shutil.copytree(prepared[1], bare, ignore=shutil.ignore_patterns("tokenizer*", "vocab.txt", "special_tokens*"))
+    with pytest.raises(
+        DataError, match=r"finetune model 'other' '.*weights-only': the folder holds no tokenizer \(none"
+    ):
+        finetune(job(prepared, tmp_path, kind="reference", name="other", model=str(bare)), str(tmp_path / "o.json"))
+    short = tmp_path / "short"
+    tokenizer = transformers.AutoTokenizer.from_pretrained(prepared[1])
+    dimensions = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64}
+    config = transformers.BertConfig(vocab_size=len(tokenizer), max_position_embeddings=8, **dimensions)
+    transformers.BertForMaskedLM(config).save_pretrained(short)
+    tokenizer.save_pretrained(short)
+    with pytest.raises(DataError, match="its inputs hold at most 8 positions, fewer than the recipe max_length 16"):
+        finetune(job(prepared, tmp_path, kind="reference", name="other", model=str(short)), str(tmp_path / "o.json"))
+    assert not (tmp_path / "o.json").exists() and not (tmp_path / "checkpoints").exists()
+
+
+def test_a_run_that_fails_before_its_first_checkpoint_leaves_no_run_folder(prepared, tmp_path, monkeypatch):
+    def failing(*args, **kwargs):
+        raise RuntimeError("the first step failed")
+
+    monkeypatch.setattr("snakebert.finetune.train.build_trainer", failing)
+    with pytest.raises(RuntimeError, match="the first step failed"):
+        finetune(job(prepared, tmp_path), str(tmp_path / "o.json"))
+    assert not list((tmp_path / "checkpoints").rglob("fingerprint.json")) and not (tmp_path / "o.json").exists()
+
+
 def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, tmp_path):
     """scripts/finetune.py, offline from the start (no retries): exit 1, what was tried, no output."""
     out = tmp_path / "o.json"
