@@ -15,6 +15,7 @@ from snakebert.data import manifest as data_manifest
 from snakebert.data.shards import declared_input, shard_name
 from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
+from snakebert.files.settings_files import settings_file
 from snakebert.finetune import plan as finetune_plan
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
@@ -26,6 +27,7 @@ from snakebert.training.phases import packing_sizes
 from snakebert.training.trackers import TRACKING_ENV
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
+SETTINGS_FILES = Path(".snakemake/snakebert/settings")  # settings too large for a command line
 
 
 wildcard_constraints:
@@ -141,8 +143,9 @@ def evaluation_json(wildcards):
     return json.dumps({key: value for key, value in config["evaluate"].items() if key != "probes"}, sort_keys=True)
 
 
-def probes_json(wildcards):
-    return json.dumps(config["evaluate"]["probes"], sort_keys=True)
+def probes_file(wildcards):
+    """`evaluate.probes` in a file named by its content (settings_files.py): any number of prompts, no long argv."""
+    return settings_file(config["evaluate"]["probes"], SETTINGS_FILES)
 
 
 def probe_results():
@@ -246,7 +249,8 @@ def finetune_metrics():
 
 
 def task_files(wildcards):
-    return finetune_plan.task_files(TASKS[wildcards.task])
+    """The task's files, a name with braces through its alias (declared_input); the job reads the real paths."""
+    return [declared_input(path, INPUT_ALIASES) for path in finetune_plan.task_files(TASKS[wildcards.task])]
 
 
 def task_json(wildcards):

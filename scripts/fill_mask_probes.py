@@ -8,18 +8,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
-from snakebert.files.json_files import write_json
+from snakebert.files.json_files import read_json, write_json
 from snakebert.training.probes import fill_mask_probes
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", required=True)
-    parser.add_argument("--probes", required=True, help="`evaluate.probes`, as JSON")
+    parser.add_argument("--probes", required=True, help="a JSON file of `evaluate.probes`")
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for torch (0: torch's default)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    results = fill_mask_probes(args.model, json.loads(args.probes), args.threads)
+    results = fill_mask_probes(args.model, read_json(args.probes, "probes file"), args.threads)
     write_json(args.out, results)
     print(json.dumps(results))
 

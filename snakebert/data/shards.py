@@ -34,15 +34,16 @@ def embedded_files(corpus: str) -> list[str]:
     return files
 
 
-def check_name(path: str, source: str) -> str:
+def check_name(path: str, source: str, kind: str = "source") -> str:
     """`path`, if its name can pass through the workflow: a name that is not UTF-8 or holds a line break is refused,
-    shown escaped (any other name works: braces, leading dashes, quotes, spaces, non-ASCII)."""
+    shown escaped (any other name works: braces, leading dashes, quotes, spaces, non-ASCII); `kind` and `source`
+    name what reads it (a source, a fine-tuning task)."""
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
-        raise DataError(f"source {source!r}: file name {os.fsencode(path)!r} is not valid UTF-8; rename it") from None
+        raise DataError(f"{kind} {source!r}: file name {os.fsencode(path)!r} is not valid UTF-8; rename it") from None
     if "\n" in path or "\r" in path:
-        raise DataError(f"source {source!r}: file name {path!r} holds a line break; rename it")
+        raise DataError(f"{kind} {source!r}: file name {path!r} holds a line break; rename it")
     return path
 
 
@@ -62,17 +63,19 @@ def _inside(target: str, folder: str) -> bool:
     return os.path.commonpath([target, folder]) == folder
 
 
-def check_link(path: str, bases: list[str], source: str) -> str:
+def check_link(path: str, bases: list[str], source: str, kind: str = "source") -> str:
     """`path`, unless it reaches its file through a symlink whose target lies outside the glob folders `bases` and
-    the working directory (a link to a system file must not become training data, or a published data set)."""
+    the working directory (a link to a system file must not become training data, or a published data set, or be
+    quoted in an error); `kind` and `source` name what reads it."""
     target = os.path.realpath(path)
     if target == os.path.abspath(path):
         return path
     if any(_inside(target, folder) for folder in [*bases, "."]):
         return path
+    outside = " and ".join([*bases, "the working directory"])
     raise DataError(
-        f"source {source!r}: {path} is a symlink to {target}, outside {' and '.join(bases)} and the working "
-        "directory; set follow_symlinks: true on the source to read it"
+        f"{kind} {source!r}: {path} is a symlink to {target}, outside {outside}; set follow_symlinks: true on the "
+        f"{kind} to read it"
     )
 
 

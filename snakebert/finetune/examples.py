@@ -1,10 +1,14 @@
 """Labelled examples as one flat Arrow table (`text`, `text_pair` for sentence pairs, `label`, `group`), read from a
-task's CSV, JSON Lines or Parquet files or from a `datasets` split, with every column and label checked."""
+task's CSV, JSON Lines or Parquet files or from a `datasets` split, with every column and label checked: a column
+named twice, a file of no rows, a missing or empty cell of a label or group, a label or group that is a list or an
+object, true/false where a number is asked, each named with its file and row (counted from 0), never quoting a
+cell."""
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..config_validation import short
 from ..errors import DataError, first_line
 
 TEXT, PAIR, LABEL, GROUP = "text", "text_pair", "label", "group"
@@ -25,29 +29,67 @@ def _read(path: str, file_format: str) -> pa.Table:
 
 def column(table: pa.Table, name: str, where: str) -> pa.ChunkedArray:
     if name not in table.column_names:
-        raise DataError(f"{where}: no column {name!r} (columns: {', '.join(table.column_names)})")
+        raise DataError(f"{where}: no column {name!r} (columns: {short(', '.join(table.column_names))})")
+    if table.column_names.count(name) > 1:
+        raise DataError(f"{where}: column {name!r} is named {table.column_names.count(name)} times in its header")
     return table.column(name)
+
+
+def _first(mask: pa.ChunkedArray) -> int:
+    return pc.index(mask, True).as_py()
+
+
+def _names(table: pa.Table, name: str, what: str, where: str) -> pa.ChunkedArray:
+    """A column of names (class labels, groups) as text: every cell present and not empty, none a list or object."""
+    values = column(table, name, where)
+    if values.null_count:
+        raise DataError(f"{where}: column {name!r} has no {what} in row {_first(pc.is_null(values))}")
+    if pa.types.is_nested(values.type):
+        raise DataError(f"{where}: {what} column {name!r} holds {values.type}, not one name per row")
+    names = values.cast(pa.string())
+    if pc.any(pc.equal(names, "")).as_py():
+        raise DataError(f"{where}: column {name!r} has an empty {what} in row {_first(pc.equal(names, ''))}")
+    return names
+
+
+def _not_utf8(values: pa.ChunkedArray, name: str, where: str) -> DataError:
+    """The first cell of a binary column that is not UTF-8, by row and byte (a file saved in Latin-1, say)."""
+    for row, cell in enumerate(values.to_pylist()):
+        try:
+            (cell or b"").decode("utf-8")
+        except UnicodeDecodeError as error:
+            return DataError(
+                f"{where}: column {name!r} is not UTF-8 text: row {row}, byte {error.start} of its cell; save the "
+                "file as UTF-8"
+            )
+    return DataError(f"{where}: column {name!r} holds {values.type}, not text")
 
 
 def _texts(table: pa.Table, name: str, where: str) -> pa.ChunkedArray:
     values = column(table, name, where)
+    if pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
+        raise _not_utf8(values, name, where)
+    if pa.types.is_dictionary(values.type):  # pandas' categorical: its values, as pretraining sources read them
+        values = values.cast(values.type.value_type)
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         raise DataError(f"{where}: column {name!r} holds {values.type}, not text")
     if values.null_count:
-        row = pc.index(pc.is_null(values), True).as_py()
-        raise DataError(f"{where}: column {name!r} has no text in row {row}")
+        raise DataError(f"{where}: column {name!r} has no text in row {_first(pc.is_null(values))}")
     return values.cast(pa.string())
 
 
 def _labels(table: pa.Table, name: str, problem: str, where: str) -> pa.ChunkedArray:
     values = column(table, name, where)
-    if values.null_count:
-        row = pc.index(pc.is_null(values), True).as_py()
-        raise DataError(f"{where}: column {name!r} has no label in row {row}")
     if problem == "classification":
-        if pa.types.is_floating(values.type):
+        if pa.types.is_floating(values.type) and not pc.all(pc.equal(values, pc.floor(values))).as_py():
             raise DataError(f"{where}: label column {name!r} holds numbers with fractions; set problem: regression")
-        return values.cast(pa.string())
+        if pa.types.is_floating(values.type):  # 0.0 and 1.0: the classes 0 and 1
+            values = values.cast(pa.int64())
+        return _names(pa.table({name: values}), name, "label", where)
+    if values.null_count:
+        raise DataError(f"{where}: column {name!r} has no label in row {_first(pc.is_null(values))}")
+    if pa.types.is_boolean(values.type):
+        raise DataError(f"{where}: label column {name!r} holds true/false, not numbers (a regression)")
     try:
         numbers = values.cast(pa.float64()).to_numpy()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -61,12 +103,14 @@ def _labels(table: pa.Table, name: str, problem: str, where: str) -> pa.ChunkedA
 def examples(table: pa.Table, columns: dict, problem: str, where: str) -> pa.Table:
     """The flat table of `table`'s `columns` ({text, text_pair, label, group}: source column names, text_pair and
     group optional); `where` names the file or split in errors (rows are counted from 0)."""
+    if table.num_rows == 0:
+        raise DataError(f"{where}: no rows (a header alone, or an empty file)")
     found = {TEXT: _texts(table, columns[TEXT], where)}
     if columns.get(PAIR):
         found[PAIR] = _texts(table, columns[PAIR], where)
     found[LABEL] = _labels(table, columns[LABEL], problem, where)
     if columns.get(GROUP):
-        found[GROUP] = column(table, columns[GROUP], where).cast(pa.string())
+        found[GROUP] = _names(table, columns[GROUP], "group", where)
     else:
         found[GROUP] = pa.chunked_array([pa.array([str(row) for row in range(len(table))], pa.string())])
     return pa.table(found)

@@ -5,6 +5,7 @@ describes the task, its classes and each split's counts and checksum. What every
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -13,7 +14,7 @@ from ..files.arrow_streams import read_table, stream_writer
 from ..files.atomic import atomic_path
 from ..files.checksum import sha256
 from ..files.json_files import read_json
-from .examples import GROUP, LABEL
+from .examples import GROUP, LABEL, PAIR, TEXT
 from .plan import fold_folder
 from .splits import carve, check_task_splits, fold_numbers, label_names
 from .tasks import SPLITS, read_task
@@ -29,12 +30,34 @@ def _encoded(table: pa.Table, names: list[str] | None) -> pa.Table:
     return table.set_column(table.column_names.index(LABEL), LABEL, ids)
 
 
+def _empty_texts(table: pa.Table) -> int:
+    """Examples with no word in their text (or in their second text): kept, counted and reported."""
+    empty = pc.equal(pc.utf8_trim_whitespace(table.column(TEXT)), "")
+    if PAIR in table.column_names:
+        empty = pc.or_(empty, pc.equal(pc.utf8_trim_whitespace(table.column(PAIR)), ""))
+    return int(pc.sum(empty).as_py() or 0)
+
+
+def _in_train(splits: dict[str, pa.Table]) -> dict[str, int]:
+    """Per split other than train, its examples whose text (and second text) train also holds."""
+
+    def keys(table: pa.Table) -> pa.ChunkedArray:
+        if PAIR not in table.column_names:
+            return table.column(TEXT)
+        return pc.binary_join_element_wise(table.column(TEXT), table.column(PAIR), "\x00")
+
+    trained = pc.unique(keys(splits["train"]))
+    return {split: int(pc.sum(pc.is_in(keys(table), value_set=trained)).as_py() or 0)
+            for split, table in splits.items() if split != "train"}  # fmt: skip
+
+
 def _counts(table: pa.Table, names: list[str] | None) -> dict:
-    counts = {"examples": len(table), "groups": len(pc.unique(table.column(GROUP)))}
+    counts = {"examples": len(table), "groups": len(pc.unique(table.column(GROUP))), "empty_texts": _empty_texts(table)}
     labels = table.column(LABEL).to_numpy()
     if names is None:
         return {**counts, "label_mean": float(labels.mean()), "label_std": float(labels.std())}
-    return {**counts, "class_counts": {name: int((labels == index).sum()) for index, name in enumerate(names)}}
+    found = np.bincount(labels, minlength=len(names))  # one pass, whatever the number of classes
+    return {**counts, "class_counts": {name: int(count) for name, count in zip(names, found, strict=True)}}
 
 
 def _write(table: pa.Table, path: Path) -> None:
@@ -64,10 +87,12 @@ def _write_splits(folder: Path, splits: dict[str, pa.Table], names: list[str] | 
     """Each split's Arrow file and task.json, its counts and checksums, in `folder`; return the description."""
     folder.mkdir()
     description = {**description, "splits": {}}
+    overlap = _in_train(splits)
     for split, table in splits.items():
         encoded = _encoded(table, names)
         _write(encoded, folder / f"{split}.arrow")
-        description["splits"][split] = {**_counts(encoded, names), "sha256": sha256(folder / f"{split}.arrow")}
+        counts = {**_counts(encoded, names), **({"also_in_train": overlap[split]} if split in overlap else {})}
+        description["splits"][split] = {**counts, "sha256": sha256(folder / f"{split}.arrow")}
     (folder / TASK_FILE).write_text(json.dumps(description, indent=1) + "\n")
     return description
 
@@ -87,9 +112,29 @@ def _folded(task: dict, splits: dict, classes: bool) -> list[dict[str, pa.Table]
     return folded
 
 
+def notices(task: dict, description: dict) -> list[str]:
+    """What the log says of a task's data that is allowed but worth knowing: a file given as two splits, examples
+    with no text, examples of a held-out split that train also holds."""
+    where = f"finetune task {task['name']!r}"
+    found = []
+    given = {split: task.get(split) for split in SPLITS if task.get(split)}
+    for split, path in given.items():
+        if split != "train" and Path(path).exists() and Path(path).samefile(given["train"]):
+            found.append(f"{where}: train and {split} are the same file ({path}): the {split} split measures memory")
+    for split, counts in description["splits"].items():
+        if counts.get("empty_texts"):
+            found.append(f"{where}: {counts['empty_texts']} examples of the {split} split have no text (kept)")
+        if counts.get("also_in_train"):
+            found.append(
+                f"{where}: {counts['also_in_train']} examples of the {split} split are also in train, text for text"
+            )
+    return found
+
+
 def prepare_task(task: dict, out: str) -> dict:
     """Write the task's splits and task.json into the folder `out` (with `split.folds`, each fold's in a folder of its
-    own, and a task.json of the folds' test splits pooled); return the task description."""
+    own, and a task.json of the folds' test splits pooled); return the task description. What is allowed but worth
+    knowing is counted in task.json (`empty_texts`, `also_in_train`) and said in the log (notices)."""
     source = read_task(task)
     splits = dict(source.splits)
     classes = source.problem == "classification"
@@ -108,7 +153,10 @@ def prepare_task(task: dict, out: str) -> dict:
     splits = {split: splits[split] for split in SPLITS if splits[split] is not None}
     check_task_splits(task["name"], splits, names)
     with atomic_path(out) as tmp:
-        return _write_splits(tmp, splits, names, _description(task, source, splits, names, list(fractions)))
+        description = _write_splits(tmp, splits, names, _description(task, source, splits, names, list(fractions)))
+    for notice in notices(task, description):
+        print(notice, flush=True)
+    return description
 
 
 def _prepare_folds(task: dict, source, splits: dict, names: list[str] | None, out: str) -> dict:

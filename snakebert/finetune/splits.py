@@ -28,14 +28,19 @@ def _group_strata(table: pa.Table, classes: bool) -> tuple[np.ndarray, np.ndarra
     return numbers, strata
 
 
+def by_stratum(seed: int, strata: np.ndarray) -> list[np.ndarray]:
+    """The groups in an order drawn from `seed`, cut into their strata (in sorted order), each stratum's groups in
+    the drawn order: one sort, whatever the number of strata."""
+    order = np.random.default_rng(seed).permutation(len(strata))
+    ranked = order[np.argsort(strata[order], kind="stable")]
+    return np.split(ranked, np.flatnonzero(strata[ranked][1:] != strata[ranked][:-1]) + 1) if len(ranked) else []
+
+
 def carve(table: pa.Table, fractions: dict[str, float], seed: int, classes: bool) -> dict[str, pa.Table]:
     """`table` cut into the splits of `fractions` ({split: share of each stratum's groups}) and `train`, the rest."""
     group_of_row, strata = _group_strata(table, classes)
     side = np.full(len(strata), "train", dtype=object)
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(len(strata))
-    for stratum in sorted(set(strata.tolist())):
-        chosen = order[strata[order] == stratum]
+    for chosen in by_stratum(seed, strata):
         start = 0
         for split, fraction in fractions.items():
             count = round(fraction * len(chosen))
@@ -54,8 +59,7 @@ def fold_numbers(name: str, table: pa.Table, folds: int, seed: int, classes: boo
             f"finetune task {name!r}: split.folds is {folds}, but its examples hold {len(strata)} groups (at least "
             "one per fold is needed): lower split.folds"
         )
-    order = np.random.default_rng(seed).permutation(len(strata))
-    dealt = np.concatenate([order[strata[order] == stratum] for stratum in sorted(set(strata.tolist()))])
+    dealt = np.concatenate(by_stratum(seed, strata))
     fold_of_group = np.empty(len(strata), dtype=np.int64)
     fold_of_group[dealt] = np.arange(len(dealt)) % folds
     return fold_of_group[group_of_row]

@@ -7,12 +7,14 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from ..data.shards import check_link, check_name
 from .embedded import EMBEDDED_TASKS
 from .examples import GROUP, LABEL, PAIR, TEXT, read_examples
 from .hub_task import hub_split, resolved
 from .metrics import DEFAULT_METRICS
 
 SPLITS = ("train", "validation", "test")
+TASK = "finetune task"
 
 
 @dataclass
@@ -30,12 +32,20 @@ def _embedded(task: dict) -> TaskSource:
     return TaskSource(description, "classification", DEFAULT_METRICS["classification"], None, splits)
 
 
+def task_file(task: dict, path: str) -> str:
+    """`path`, a file of the `files` task, checked as it is opened as a source's file is (shards.py): a name that
+    cannot pass through the workflow, and a symlink out of the working directory unless the task follows them."""
+    check_name(path, task["name"], TASK)
+    return path if task.get("follow_symlinks") else check_link(path, [], task["name"], TASK)
+
+
 def _files(task: dict) -> TaskSource:
     problem = task["problem"] or "classification"
     columns = {TEXT: task["text_column"], PAIR: task["text_pair_column"], LABEL: task["label_column"],
                GROUP: task["group_column"]}  # fmt: skip
     splits = {
-        split: read_examples(task[split], task["format"], columns, problem) if task[split] else None for split in SPLITS
+        split: read_examples(task_file(task, task[split]), task["format"], columns, problem) if task[split] else None
+        for split in SPLITS
     }
     description = f"{task['label_column']} of {task['train']}"
     return TaskSource(description, problem, task["metrics"] or DEFAULT_METRICS[problem], None, splits)

@@ -21,10 +21,13 @@ def score(spread: dict | None) -> str:
 
 
 def balance(counts: dict) -> str:
+    """A split's size and labels, and what prepare_task counted in it that a reader should know."""
+    counted = (("empty_texts", "without text"), ("also_in_train", "also in train"))
+    caveats = "".join(f", {counts[key]:,} {what}" for key, what in counted if counts.get(key))
     if "class_counts" not in counts:
-        return f"{counts['examples']:,} examples, label mean {counts['label_mean']:.3g}"
+        return f"{counts['examples']:,} examples, label mean {counts['label_mean']:.3g}{caveats}"
     classes = ", ".join(f"{name} {count / counts['examples']:.0%}" for name, count in counts["class_counts"].items())
-    return f"{counts['examples']:,} examples in {counts['groups']:,} groups ({classes})"
+    return f"{counts['examples']:,} examples in {counts['groups']:,} groups ({classes}){caveats}"
 
 
 def folds_text(results: dict) -> str:

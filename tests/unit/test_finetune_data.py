@@ -13,7 +13,8 @@ from snakebert.data.sources import plan_source, read_documents
 from snakebert.errors import DataError
 from snakebert.finetune.embedded import passages
 from snakebert.finetune.prepare import prepare_task, read_task_dir
-from snakebert.finetune.splits import carve, fold_numbers
+from snakebert.finetune.splits import by_stratum, carve, fold_numbers
+from snakebert.report.downstream import balance
 
 
 def files_task(tmp_path, **overrides) -> dict:
@@ -73,6 +74,19 @@ def test_carve_keeps_each_group_on_one_side_and_each_class_in_proportion():
     assert sum(len(part) for part in found.values()) == 300
     assert all(not sides[a] & sides[b] for a in sides for b in sides if a != b)
     assert [part.column("label").to_pylist().count("a") // 3 for part in found.values()] == [28, 8, 4]
+
+
+def test_the_strata_are_cut_in_one_sort_into_the_per_stratum_draws():
+    """by_stratum equals taking each stratum's groups out of the drawn order, stratum after stratum in sorted order
+    (what the carving did with a pass per class), for class names and for one stratum of numbers."""
+    rng = np.random.default_rng(3)
+    for trial in range(100):
+        count = int(rng.integers(0, 60))
+        strata = rng.integers(0, 3, count) if trial % 2 else np.array([f"c{n}" for n in rng.integers(0, 9, count)])
+        order = np.random.default_rng(trial).permutation(count)
+        expected = [order[strata[order] == stratum] for stratum in sorted(set(strata.tolist()))]
+        found = by_stratum(trial, strata)
+        assert [part.tolist() for part in found] == [part.tolist() for part in expected]
 
 
 def test_a_files_task_with_sentence_pairs_keeps_its_label_names(tmp_path):
@@ -139,6 +153,104 @@ def test_a_missing_column_or_a_label_of_the_wrong_kind_is_named_with_its_file(tm
         prepare_task(task, str(tmp_path / "out"))
     assert str(tmp_path / "pairs.csv") in str(error.value)
     assert not (tmp_path / "out").exists()
+
+
+def every_row(**cells) -> list[dict]:
+    """pair_rows with each of `cells` ({column: function of the row}) replaced in every row."""
+    return [{**row, **{name: made(row) for name, made in cells.items()}} for row in pair_rows(40)]
+
+
+def rows_with(row: int, **cells) -> list[dict]:
+    rows = pair_rows(40)
+    rows[row] = {**rows[row], **cells}
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("write", "change", "message"),
+    [
+        pytest.param(lambda path: write_csv(path, rows_with(7, doc="")), {"group_column": "doc"},
+                     "column 'doc' has no group in row 7", id="group-cell-empty"),
+        pytest.param(lambda path: write_csv(path, rows_with(9, label="")), {},
+                     "column 'label' has an empty label in row 9", id="label-empty-string"),
+        pytest.param(lambda path: write_jsonl(path, every_row(label=lambda row: {"class": row["label"]})),
+                     {"format": "jsonl"}, "label column 'label' holds struct<class: string>, not one name per row",
+                     id="label-object"),
+        pytest.param(lambda path: write_jsonl(path, every_row(doc=lambda row: [row["doc"]])),
+                     {"format": "jsonl", "group_column": "doc"},
+                     "group column 'doc' holds list<item: int64>, not one name per row", id="group-list"),
+        pytest.param(lambda path: path.write_text("first,first,label\na,b,same\n"), {},
+                     "column 'first' is named 2 times in its header", id="header-repeats-a-column"),
+        pytest.param(lambda path: path.write_text("first,second,label\n"), {},
+                     re.escape("no rows (a header alone, or an empty file)"), id="header-only"),
+        pytest.param(lambda path: path.write_bytes("first,second,label\nsome words,more words,same\n"
+                                                   "caf\u00e9 au lait,words,different\n".encode("latin-1")), {},
+                     "column 'first' is not UTF-8 text: row 1, byte 3 of its cell; save the file as UTF-8",
+                     id="latin-1"),
+        pytest.param(lambda path: write_jsonl(path, every_row(label=lambda row: row["label"] == "same")),
+                     {"format": "jsonl", "problem": "regression"},
+                     "label column 'label' holds true/false, not numbers", id="regression-true-false"),
+    ],
+)  # fmt: skip
+def test_a_cell_a_header_or_a_file_that_cannot_be_examples_is_named_with_its_row(tmp_path, write, change, message):
+    """Each refused before anything is written, naming the file, the column and the row, never a cell's content."""
+    path = tmp_path / "bad.data"
+    write(path)
+    task = files_task(tmp_path, train=str(path), **change)
+    with pytest.raises(DataError, match=message) as error:
+        prepare_task(task, str(tmp_path / "out"))
+    assert str(error.value).startswith(f"{path}: ")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_header_that_holds_a_token_is_not_echoed(tmp_path):
+    (tmp_path / "leaky.csv").write_text("hf_abcdefghijklmnopqrstuvwxyz0123,label\nsome words,yes\n")
+    with pytest.raises(DataError, match=re.escape("no column 'first' (columns: hf_***, label)")) as refused:
+        prepare_task(files_task(tmp_path, train=str(tmp_path / "leaky.csv")), str(tmp_path / "out"))
+    assert "abcdefghijklmnop" not in str(refused.value)
+
+
+def test_empty_texts_and_test_examples_train_also_holds_are_counted_and_said(tmp_path, capsys):
+    """Allowed, but worth knowing: two examples without a first text, and the train file given again as test."""
+    rows = rows_with(3, first="  ")
+    rows[4]["first"] = ""
+    path = write_csv(tmp_path / "blank.csv", rows)
+    task = files_task(tmp_path, train=str(path), test=str(path), split={"validation_fraction": 0.25,
+                      "test_fraction": 0, "seed": 0, "folds": None})  # fmt: skip
+    splits = prepare_task(task, str(tmp_path / "out"))["splits"]
+    assert splits["train"]["empty_texts"] + splits["validation"]["empty_texts"] == 2
+    assert splits["test"]["empty_texts"] == 2 and splits["test"]["also_in_train"] == splits["train"]["examples"]
+    assert "also_in_train" not in splits["train"] and splits["validation"]["also_in_train"] == 0
+    said = capsys.readouterr().out
+    assert f"finetune task 'pairs': train and test are the same file ({path}): the test split measures memory" in said
+    assert "finetune task 'pairs': 2 examples of the test split have no text (kept)" in said
+    assert f"{splits['train']['examples']} examples of the test split are also in train, text for text" in said
+    assert balance(splits["test"]).endswith(f"), 2 without text, {splits['train']['examples']} also in train")
+
+
+def test_a_parquet_text_column_of_categories_is_read_as_its_texts(tmp_path):
+    import pyarrow.parquet
+
+    rows = pair_rows(40)
+    table = pa.table({name: [row[name] for row in rows] for name in ("first", "second", "label")})
+    table = table.set_column(0, "first", table.column("first").dictionary_encode())  # pandas' categorical
+    pyarrow.parquet.write_table(table, tmp_path / "pairs.parquet")
+    prepare_task(files_task(tmp_path, train=str(tmp_path / "pairs.parquet"), format="parquet"), str(tmp_path / "out"))
+    _, splits = read_task_dir(str(tmp_path / "out"))
+    texts = sorted(text for table in splits.values() for text in table.column("text").to_pylist())
+    assert texts == sorted(row["first"] for row in rows)
+
+
+def test_whole_numbers_as_floats_are_classes_and_true_fractions_are_refused(tmp_path):
+    rows = [{**row, "label": float(index % 2)} for index, row in enumerate(pair_rows(40))]
+    prepare_task(files_task(tmp_path, train=str(write_jsonl(tmp_path / "floats.jsonl", rows)), format="jsonl"),
+                 str(tmp_path / "out"))  # fmt: skip
+    task, _ = read_task_dir(str(tmp_path / "out"))
+    assert task["labels"] == ["0", "1"]
+    rows[5]["label"] = 0.5
+    with pytest.raises(DataError, match="holds numbers with fractions; set problem: regression"):
+        prepare_task(files_task(tmp_path, train=str(write_jsonl(tmp_path / "half.jsonl", rows)), format="jsonl"),
+                     str(tmp_path / "out-half"))  # fmt: skip
 
 
 def test_a_label_that_train_never_has_is_refused(tmp_path):

@@ -114,7 +114,9 @@ def test_an_answer_that_is_not_one_token_is_refused_and_leaves_no_output(model_d
     out = tmp_path / "probes.json"
     probes = [{"prompt": PROMPTS[0], "answers": ["nine"]}, {"prompt": PROMPTS[1], "answers": ["the", "library"]}]
     script = [sys.executable, str(REPO / "scripts/fill_mask_probes.py"), "--model", model_dir]
-    done = subprocess.run([*script, "--probes", json.dumps(probes), "--out", str(out)], capture_output=True, text=True)
+    (tmp_path / "asked.json").write_text(json.dumps(probes))
+    done = subprocess.run([*script, "--probes", str(tmp_path / "asked.json"), "--out", str(out)], capture_output=True,
+                          text=True)  # fmt: skip
     assert done.returncode == 1
     assert (
         "error: config evaluate.probes[1]: the answer 'library' is not one token of the model's vocabulary "

@@ -1,11 +1,12 @@
 """The symlink policy of `files` sources: a symlink is read when its target lies inside the folder the glob starts
 from or inside the working directory; any other is refused, naming the link and its target, unless the source sets
-follow_symlinks."""
+follow_symlinks; a fine-tuning task's files alike."""
 
 import pytest
 
 from snakebert.data.shards import files_at_open, glob_base, source_files
 from snakebert.errors import DataError
+from snakebert.finetune.tasks import read_task
 
 
 def files_source(*paths: str, **settings) -> dict:
@@ -88,3 +89,22 @@ def test_a_glob_that_reaches_the_workflow_outputs_is_refused_naming_pattern_and_
     with pytest.raises(DataError) as refused:
         source_files(files_source(pattern))
     assert f"{folder}/out.txt (matched by {pattern!r}) is in the workflow's own {top}/" in str(refused.value)
+
+
+def test_a_task_file_linked_out_of_the_working_directory_is_refused_and_nothing_of_it_is_quoted(tree):
+    """The same policy for a fine-tuning task's files, checked as each is opened: a link to /etc/passwd is named,
+    its lines never read into a message; follow_symlinks reads a link the user means."""
+    (tree / "work/pairs.csv").symlink_to("/etc/passwd")
+    task = {"name": "pairs", "type": "files", "format": "csv", "train": "pairs.csv", "validation": None, "test": None,
+            "text_column": "first", "text_pair_column": None, "label_column": "label", "group_column": None,
+            "problem": None, "metrics": None, "follow_symlinks": False}  # fmt: skip
+    with pytest.raises(DataError) as refused:
+        read_task(task)
+    assert str(refused.value) == (
+        "finetune task 'pairs': pairs.csv is a symlink to /etc/passwd, outside the working directory; set "
+        "follow_symlinks: true on the finetune task to read it"
+    )
+    (tree / "outside/pairs.csv").write_text("first,label\nsome words,yes\nother words,no\n")
+    (tree / "work/pairs.csv").unlink()
+    (tree / "work/pairs.csv").symlink_to(tree / "outside/pairs.csv")
+    assert read_task({**task, "follow_symlinks": True}).splits["train"].num_rows == 2

@@ -1,12 +1,14 @@
 """Any file name a filesystem allows goes through a real run: braces (which Snakemake reads as wildcards), leading
 dashes (which a command line reads as options), quotes, spaces and non-ASCII; a glob that would match the workflow's
-own outputs is refused and keeps them. A name that cannot work (not UTF-8, a line break) and a symlink out of the
-corpus are refused by the shard plan the workflow makes when it is read: tests/unit/test_sources.py and
-test_symlinks.py."""
+own outputs is refused and keeps them; a fine-tuning task's file with braces in its name too. A name that cannot
+work (not UTF-8, a line break) and a symlink out of the corpus are refused by the shard plan the workflow makes when
+it is read: tests/unit/test_sources.py and test_symlinks.py."""
 
+import json
 import os
 
 import pyarrow as pa
+from finetune_data import pair_rows, write_csv
 from helpers import TEST_CONFIG, planned_jobs, snakemake
 
 NAMES = [
@@ -72,3 +74,17 @@ def test_a_glob_that_would_match_the_workflow_outputs_is_refused_and_keeps_them(
     )
     assert "CyclicGraphException" not in output
     assert (workdir / "results/raw/x/shard-00000.arrow").is_file()
+
+
+def test_a_task_file_whose_name_holds_braces_is_prepared_as_itself(workdir):
+    """Snakemake would read `{task}` in a task file's path as a wildcard: the workflow declares it through an alias
+    and prepare_task reads the real file."""
+    rows = pair_rows(40)
+    write_csv(workdir / "labelled" / "x{task}.csv", rows)
+    task = {"name": "pairs", "type": "files", "format": "csv", "train": "labelled/x{task}.csv",
+            "text_column": "first", "text_pair_column": "second", "label_column": "label"}  # fmt: skip
+    config = {"sources": [{"name": "s", "type": "embedded"}], **TEST_CONFIG, "finetune": {"tasks": [task]}}
+    snakemake(workdir, "results/finetune/pairs/data", config=config)
+    task_file = json.loads((workdir / "results/finetune/pairs/data/task.json").read_text())
+    assert sum(split["examples"] for split in task_file["splits"].values()) == len(rows)
+    assert planned_jobs(workdir, config, "results/finetune/pairs/data") == {}

@@ -1,0 +1,20 @@
+"""A setting too large for a command line (thousands of probes would pass the kernel's limit on one argument), handed
+to its job as a file: written when the workflow is parsed, named by the digest of its content (a changed setting is
+another file, so another params value, and the job reruns), by a rename (jobs that parse the workflow at once agree)."""
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+
+def settings_file(value, folder: Path) -> str:
+    """The path of a file in `folder` that holds `value` as JSON."""
+    text = json.dumps(value, sort_keys=True)
+    path = folder / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.json"
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        staged = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+        staged.write_text(text, encoding="utf-8")
+        os.replace(staged, path)
+    return str(path)
