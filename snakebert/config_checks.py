@@ -9,6 +9,7 @@ import neither torch, transformers nor datasets."""
 
 import importlib.util
 import math
+from pathlib import Path
 
 from .config_defaults import schema_defaults
 from .errors import DataError
@@ -163,6 +164,18 @@ def fold_problems(where: str, task: dict) -> list[str]:
     return []
 
 
+def local_revision_problems(config: dict) -> list[str]:
+    """A `revision` names a version of a Hub data set: beside a `path` that is a local folder it would be ignored."""
+    entries = [(f"sources[{index}]", entry) for index, entry in enumerate(config["sources"])]
+    entries += [(f"finetune.tasks[{index}]", entry) for index, entry in enumerate(config["finetune"]["tasks"])]
+    return [
+        f"config {key}.revision: {entry['revision']!r} names a version of a Hub data set, but path {entry['path']!r} "
+        "is a local folder, which has none: drop the revision"
+        for key, entry in entries
+        if entry["type"] == "hub" and entry.get("revision") and entry.get("path") and Path(entry["path"]).is_dir()
+    ]
+
+
 def repeated_source_names(sources: list[dict]) -> list[str]:
     names = [source["name"] for source in sources]
     repeated = sorted({name for name in names if names.count(name) > 1})
@@ -247,6 +260,7 @@ def config_problems(config: dict) -> list[str]:
         *finetune_problems(config["finetune"], max_positions),
         *repeated_source_names(config["sources"]),
         *task_source_problems(config["sources"], config["finetune"]["tasks"]),
+        *local_revision_problems(config),
         *block_size_problems(config, max_positions),
         *hub_problems(config["hub"]),
         *tracking_problems(config["tracking"]),

@@ -12,11 +12,10 @@ import jsonschema
 from jsonschema import Draft202012Validator, validators
 
 from .config_defaults import load_schema
+from .redaction import short
 
 SECRET_WORDS = {"token", "password", "passwd", "secret", "key", "apikey", "credential", "credentials"}
-SECRET_VALUE = re.compile(r"hf_[A-Za-z0-9]{8,}")  # a Hub token's shape, blanked in any message
 MAX_VALUES = 100_000  # every real config holds a few hundred
-SHOWN_CHARS = 200  # the longest reason a refusal quotes
 
 
 class ConfigError(ValueError):
@@ -55,12 +54,6 @@ def check_keys(config: dict) -> None:
 def key_path(path) -> str:
     """`pretrain.phases[0].block_size` from a jsonschema path."""
     return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".") or "(top level)"
-
-
-def short(text: str) -> str:
-    """`text` with Hub tokens blanked and cut to SHOWN_CHARS."""
-    text = SECRET_VALUE.sub("hf_***", text)
-    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"... ({len(text)} characters)"
 
 
 def _with_defaults(validator_class):

@@ -45,6 +45,32 @@ def no_space(final: Path, tmp: Path) -> str:
     )
 
 
+FULL = 1 << 20  # bytes free below which a failed write is taken for a full disk (torch reports no errno)
+
+
+@contextmanager
+def naming_a_full_disk(folder: str | os.PathLike, what: str) -> Iterator[None]:
+    """Run the block; a failure while `folder` (`what` it holds: checkpoints) is on a full disk becomes a DataError
+    naming the folder and what is free there. The writers of checkpoints report a full disk in their own ways, most
+    without an errno (torch: `basic_ios::clear: iostream error`; safetensors: an error of its own), so any failure
+    counts when less than FULL bytes are free; a DataError already names what failed."""
+    try:
+        yield
+    except DataError:
+        raise
+    except Exception as error:
+        place = Path(folder)
+        while not place.exists():
+            place = place.parent
+        free = shutil.disk_usage(place).free
+        if getattr(error, "errno", None) != errno.ENOSPC and free >= FULL:
+            raise
+        raise DataError(
+            f"{folder}: no space left on device for the {what} ({free:,} bytes free in {place}); free some space and "
+            "rerun (a complete checkpoint is resumed from)"
+        ) from None
+
+
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)

@@ -4,12 +4,14 @@ named twice, a file of no rows, a missing or empty cell of a label or group, a l
 object, true/false where a number is asked, each named with its file and row (counted from 0), never quoting a
 cell."""
 
+import os
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..config_validation import short
 from ..errors import DataError, first_line
+from ..redaction import short
 
 TEXT, PAIR, LABEL, GROUP = "text", "text_pair", "label", "group"
 
@@ -19,9 +21,13 @@ def _read(path: str, file_format: str) -> pa.Table:
     import pyarrow.json
     import pyarrow.parquet
 
-    readers = {"csv": pyarrow.csv.read_csv, "jsonl": pyarrow.json.read_json, "parquet": pyarrow.parquet.read_table}
+    readers = {
+        "csv": lambda block: pyarrow.csv.read_csv(path, read_options=pyarrow.csv.ReadOptions(block_size=block)),
+        "jsonl": lambda block: pyarrow.json.read_json(path, read_options=pyarrow.json.ReadOptions(block_size=block)),
+        "parquet": lambda block: pyarrow.parquet.read_table(path),
+    }
     try:
-        return readers[file_format](path)
+        return readers[file_format](max(1 << 20, min(os.path.getsize(path) + 1, (1 << 31) - 1)))  # the longest row
     except (pa.ArrowException, OSError) as error:
         message = first_line(error, type(error).__name__)
         raise DataError(f"{path}: not a readable {file_format} file ({message})") from None

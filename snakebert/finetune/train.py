@@ -15,6 +15,7 @@ from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTok
 from transformers.utils.logging import disable_progress_bar
 
 from ..errors import DataError
+from ..files.atomic import naming_a_full_disk
 from ..files.checksum import files_digest
 from ..files.json_files import read_json, write_json
 from ..machine import machine
@@ -207,12 +208,13 @@ def finetune(job: FinetuneJob, out: str) -> dict:
             f"recipe max_length {length} of task {task['task']!r}; lower the task's max_length"
         )
     inputs = fingerprint_inputs(job, task)
-    folder = run_directory(str(Path(job.checkpoints)), inputs)
-    try:
-        result = train_and_score(job, task, splits, model, folder, resume_point(job.checkpoints, inputs, print))
-    except BaseException:
-        discard_unused(folder)  # a run that failed before its first checkpoint leaves no folder that looks like one
-        raise
+    with naming_a_full_disk(job.checkpoints, "run's checkpoints"):
+        folder = run_directory(str(Path(job.checkpoints)), inputs)
+        try:
+            result = train_and_score(job, task, splits, model, folder, resume_point(job.checkpoints, inputs, print))
+        except BaseException:
+            discard_unused(folder)  # a run that failed before its first checkpoint leaves no folder that looks like one
+            raise
     write_json(out, result)
     shutil.rmtree(folder)
     return result

@@ -17,7 +17,7 @@ from ..config_defaults import schema_defaults
 from ..data.manifest import data_digest, read_manifest
 from ..data.manifest_view import Manifest
 from ..errors import DataError
-from ..files.atomic import atomic_path
+from ..files.atomic import atomic_path, naming_a_full_disk
 from ..model_folders import usable_positions
 from .backends import backend_problems, rank, world_size
 from .base_model import INIT_FROM, base_digest, job_model
@@ -261,7 +261,7 @@ def pretrain(job: TrainingJob, out: str) -> dict:
     """Train every phase in order, each from the newest checkpoint of the run (the previous phase's last one when
     it starts), and save the model into `out`. A run that fails before its first checkpoint leaves no folder; a
     signal saves a checkpoint and stops the run (stop_request.py)."""
-    with StopRequest() as request:
+    with StopRequest() as request, naming_a_full_disk(job.checkpoints, "run's checkpoints"):
         run = prepare_run(job)
         try:
             return train_phases(run, out, request)

@@ -1,5 +1,7 @@
 """The unit tier's data: the tiny data set built by the library's own functions in a fraction of a second, and a tiny
-RoBERTa base with the same data set tokenized by its tokenizer."""
+RoBERTa base with the same data set tokenized by its tokenizer; and a real full disk, a small tmpfs."""
+
+import subprocess
 
 import pytest
 from helpers import build_continued_data, build_tiny_data, save_tiny_roberta
@@ -21,3 +23,17 @@ def roberta_base(tmp_path_factory) -> str:
 def roberta_data(roberta_base, tmp_path_factory):
     """The tiny data set with the RoBERTa base's tokenizer kept as a continued run keeps it (keep_tokenizer)."""
     return build_continued_data(tmp_path_factory.mktemp("roberta-data"), roberta_base)
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A 64 KiB tmpfs with no byte free (the tests run as root: CI does)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], check=True)
+    try:
+        with pytest.raises(OSError, match="No space left on device"), (disk / "filler").open("wb") as filler:
+            filler.write(b"x" * 128 * 1024)
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)

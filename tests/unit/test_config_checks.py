@@ -11,6 +11,7 @@ from helpers import REPO
 from snakebert.config_checks import (
     config_problems,
     finetune_problems,
+    local_revision_problems,
     model_problems,
     non_finite,
     phase_problems,
@@ -246,6 +247,20 @@ def test_a_compared_folder_without_a_tokenizer_or_positions_for_the_inputs_is_re
     )
     assert problems[2].startswith(f"config finetune.compare[3].model {str(tmp_path / 'broken')!r}: cannot read")
     assert len(problems) == 3
+
+
+def test_a_revision_beside_a_local_folder_is_refused_for_a_source_and_a_task(default_config, tmp_path):
+    config = copy.deepcopy(default_config)
+    hub = {"name": "local", "type": "hub", "path": str(tmp_path), "revision": "v2"}
+    config["sources"] = [*config["sources"], hub]
+    config["finetune"]["tasks"] = [{**config["finetune"]["tasks"][0], **hub, "name": "t", "preset": None}]
+    assert local_revision_problems(config) == [
+        f"config {key}.revision: 'v2' names a version of a Hub data set, but path {str(tmp_path)!r} is a local folder, "
+        "which has none: drop the revision"
+        for key in (f"sources[{len(config['sources']) - 1}]", "finetune.tasks[0]")
+    ]
+    config["sources"][-1]["path"] = "someone/corpus"  # a Hub id: its revision is the Hub's
+    assert len(local_revision_problems(config)) == 1
 
 
 def test_the_data_config_digest_follows_the_data_sections_only(default_config):

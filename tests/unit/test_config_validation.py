@@ -5,7 +5,8 @@ import pytest
 import yaml
 
 from snakebert.config_defaults import schema_defaults
-from snakebert.config_validation import MAX_VALUES, SHOWN_CHARS, ConfigError, secret_like, validate_config
+from snakebert.config_validation import MAX_VALUES, ConfigError, secret_like, validate_config
+from snakebert.redaction import SHOWN_CHARS
 
 SOURCE = {"name": "notes", "type": "files", "paths": ["corpus/notes.jsonl"], "format": "jsonl"}
 TOKEN = "hf_" + "Q" * 34  # a Hub token's shape

@@ -228,6 +228,17 @@ def test_empty_texts_and_test_examples_train_also_holds_are_counted_and_said(tmp
     assert balance(splits["test"]).endswith(f"), 2 without text, {splits['train']['examples']} also in train")
 
 
+@pytest.mark.parametrize("file_format", ["jsonl", "csv"])
+def test_a_row_of_five_megabytes_is_read_whole(tmp_path, file_format):
+    """The readers' blocks hold the longest row (pyarrow's default of 1 MB refused it as straddling two blocks)."""
+    rows = rows_with(0, first="word " * 1_000_000)
+    path = (write_jsonl if file_format == "jsonl" else write_csv)(tmp_path / f"long.{file_format}", rows)
+    prepare_task(files_task(tmp_path, train=str(path), format=file_format), str(tmp_path / "out"))
+    _, splits = read_task_dir(str(tmp_path / "out"))
+    lengths = [len(text) for table in splits.values() for text in table.column("text").to_pylist()]
+    assert max(lengths) == 5_000_000 and len(lengths) == 40
+
+
 def test_a_parquet_text_column_of_categories_is_read_as_its_texts(tmp_path):
     import pyarrow.parquet
 

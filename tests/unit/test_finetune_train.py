@@ -216,6 +216,20 @@ def test_a_run_that_fails_before_its_first_checkpoint_leaves_no_run_folder(prepa
     assert not list((tmp_path / "checkpoints").rglob("fingerprint.json")) and not (tmp_path / "o.json").exists()
 
 
+@pytest.mark.parametrize("free", [0, 40 * 1024], ids=["no-byte-free", "room-for-the-fingerprint-only"])
+def test_a_full_disk_under_the_checkpoints_is_named_with_what_is_free(prepared, tmp_path, full_disk, free):
+    """With no byte free the run's folder cannot be made (an OSError); with 40 KiB the first checkpoint's save fails
+    inside the trainer (an error of the weights' writer, without an errno): both are named, with the free space."""
+    os.truncate(full_disk / "filler", (full_disk / "filler").stat().st_size - free)
+    checkpoints = full_disk / "checkpoints"
+    with pytest.raises(DataError) as refused:
+        finetune(job(prepared, tmp_path, checkpoints=str(checkpoints)), str(tmp_path / "o.json"))
+    message = str(refused.value)
+    assert message.startswith(f"{checkpoints}: no space left on device for the run's checkpoints (")
+    assert message.endswith("free some space and rerun (a complete checkpoint is resumed from)")
+    assert not (tmp_path / "o.json").exists()
+
+
 def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, tmp_path):
     """scripts/finetune.py, offline from the start (no retries): exit 1, what was tried, no output."""
     out = tmp_path / "o.json"
