@@ -1,10 +1,12 @@
 """Labelled examples as one flat Arrow table (`text`, `text_pair` for sentence pairs, `label`, `group`), read from a
 task's CSV, JSON Lines or Parquet files or from a `datasets` split, with every column and label checked: a column
 named twice, a file of no rows, a missing or empty cell of a label or group, a label or group that is a list or an
-object, true/false where a number is asked, each named with its file and row (counted from 0), never quoting a
-cell."""
+object, true/false where a number is asked, each named with its file and the row as an editor shows it (Where),
+never quoting a cell."""
 
+import csv
 import os
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -14,6 +16,34 @@ from ..errors import DataError, first_line
 from ..redaction import short
 
 TEXT, PAIR, LABEL, GROUP = "text", "text_pair", "label", "group"
+
+
+@dataclass(frozen=True)
+class Where:
+    """The file or split examples come from, as errors name it, and a row of it as an editor shows it: the line of a
+    CSV file (its header is line 1; a quoted cell may span lines) or of a JSON Lines file (whose blank lines are
+    skipped, as the reader skips them), else the row counted from 0. The lines are counted only for an error."""
+
+    name: str
+    file_format: str | None = None
+
+    def __str__(self) -> str:
+        return self.name
+
+    def row(self, index: int) -> str:
+        if self.file_format not in ("csv", "jsonl"):
+            return f"row {index} (counted from 0)"
+        with open(self.name, newline="", encoding="utf-8", errors="replace") as handle:
+            if self.file_format == "jsonl":
+                starts = [number for number, line in enumerate(handle, 1) if line.strip()]
+            else:
+                csv.field_size_limit(max(csv.field_size_limit(), os.path.getsize(self.name) + 1))
+                reader, starts, line = csv.reader(handle), [], 1
+                for record in reader:  # a record starts on the line after the previous one ends; blank lines skipped
+                    starts += [line] if record else []
+                    line = reader.line_num + 1
+                starts = starts[1:]  # the first record is the header
+        return f"line {starts[index]}"
 
 
 def _read(path: str, file_format: str) -> pa.Table:
@@ -49,12 +79,12 @@ def _names(table: pa.Table, name: str, what: str, where: str) -> pa.ChunkedArray
     """A column of names (class labels, groups) as text: every cell present and not empty, none a list or object."""
     values = column(table, name, where)
     if values.null_count:
-        raise DataError(f"{where}: column {name!r} has no {what} in row {_first(pc.is_null(values))}")
+        raise DataError(f"{where}: column {name!r} has no {what} in {where.row(_first(pc.is_null(values)))}")
     if pa.types.is_nested(values.type):
         raise DataError(f"{where}: {what} column {name!r} holds {values.type}, not one name per row")
     names = values.cast(pa.string())
     if pc.any(pc.equal(names, "")).as_py():
-        raise DataError(f"{where}: column {name!r} has an empty {what} in row {_first(pc.equal(names, ''))}")
+        raise DataError(f"{where}: column {name!r} has an empty {what} in {where.row(_first(pc.equal(names, '')))}")
     return names
 
 
@@ -65,8 +95,8 @@ def _not_utf8(values: pa.ChunkedArray, name: str, where: str) -> DataError:
             (cell or b"").decode("utf-8")
         except UnicodeDecodeError as error:
             return DataError(
-                f"{where}: column {name!r} is not UTF-8 text: row {row}, byte {error.start} of its cell; save the "
-                "file as UTF-8"
+                f"{where}: column {name!r} is not UTF-8 text: {where.row(row)}, byte {error.start} of its cell; save "
+                "the file as UTF-8"
             )
     return DataError(f"{where}: column {name!r} holds {values.type}, not text")
 
@@ -80,7 +110,7 @@ def _texts(table: pa.Table, name: str, where: str) -> pa.ChunkedArray:
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         raise DataError(f"{where}: column {name!r} holds {values.type}, not text")
     if values.null_count:
-        raise DataError(f"{where}: column {name!r} has no text in row {_first(pc.is_null(values))}")
+        raise DataError(f"{where}: column {name!r} has no text in {where.row(_first(pc.is_null(values)))}")
     return values.cast(pa.string())
 
 
@@ -93,7 +123,7 @@ def _labels(table: pa.Table, name: str, problem: str, where: str) -> pa.ChunkedA
             values = values.cast(pa.int64())
         return _names(pa.table({name: values}), name, "label", where)
     if values.null_count:
-        raise DataError(f"{where}: column {name!r} has no label in row {_first(pc.is_null(values))}")
+        raise DataError(f"{where}: column {name!r} has no label in {where.row(_first(pc.is_null(values)))}")
     if pa.types.is_boolean(values.type):
         raise DataError(f"{where}: label column {name!r} holds true/false, not numbers (a regression)")
     try:
@@ -102,13 +132,16 @@ def _labels(table: pa.Table, name: str, problem: str, where: str) -> pa.ChunkedA
         raise DataError(f"{where}: label column {name!r} holds {values.type}, not numbers (a regression)") from None
     bad = np.flatnonzero(~np.isfinite(numbers))
     if len(bad):
-        raise DataError(f"{where}: label {numbers[bad[0]]} in row {bad[0]} of column {name!r} is not a finite number")
+        raise DataError(
+            f"{where}: label {numbers[bad[0]]} in {where.row(bad[0])} of column {name!r} is not a finite number"
+        )
     return pa.chunked_array([numbers])
 
 
-def examples(table: pa.Table, columns: dict, problem: str, where: str) -> pa.Table:
+def examples(table: pa.Table, columns: dict, problem: str, where: str | Where) -> pa.Table:
     """The flat table of `table`'s `columns` ({text, text_pair, label, group}: source column names, text_pair and
-    group optional); `where` names the file or split in errors (rows are counted from 0)."""
+    group optional); `where` names the file or split in errors, and its rows (a name alone: rows counted from 0)."""
+    where = where if isinstance(where, Where) else Where(where)
     if table.num_rows == 0:
         raise DataError(f"{where}: no rows (a header alone, or an empty file)")
     found = {TEXT: _texts(table, columns[TEXT], where)}
@@ -123,4 +156,4 @@ def examples(table: pa.Table, columns: dict, problem: str, where: str) -> pa.Tab
 
 
 def read_examples(path: str, file_format: str, columns: dict, problem: str) -> pa.Table:
-    return examples(_read(path, file_format), columns, problem, path)
+    return examples(_read(path, file_format), columns, problem, Where(path, file_format))

@@ -170,9 +170,13 @@ def rows_with(row: int, **cells) -> list[dict]:
     ("write", "change", "message"),
     [
         pytest.param(lambda path: write_csv(path, rows_with(7, doc="")), {"group_column": "doc"},
-                     "column 'doc' has no group in row 7", id="group-cell-empty"),
+                     "column 'doc' has no group in line 9", id="group-cell-empty"),
+        pytest.param(lambda path: write_csv(path, [{**row, "first": "two\nlines"} if index == 3 else row
+                                                   for index, row in enumerate(rows_with(7, doc=""))]),
+                     {"group_column": "doc"}, "column 'doc' has no group in line 10",
+                     id="group-cell-empty-after-a-cell-of-two-lines"),
         pytest.param(lambda path: write_csv(path, rows_with(9, label="")), {},
-                     "column 'label' has an empty label in row 9", id="label-empty-string"),
+                     "column 'label' has an empty label in line 11", id="label-empty-string"),
         pytest.param(lambda path: write_jsonl(path, every_row(label=lambda row: {"class": row["label"]})),
                      {"format": "jsonl"}, "label column 'label' holds struct<class: string>, not one name per row",
                      id="label-object"),
@@ -185,7 +189,7 @@ def rows_with(row: int, **cells) -> list[dict]:
                      re.escape("no rows (a header alone, or an empty file)"), id="header-only"),
         pytest.param(lambda path: path.write_bytes("first,second,label\nsome words,more words,same\n"
                                                    "caf\u00e9 au lait,words,different\n".encode("latin-1")), {},
-                     "column 'first' is not UTF-8 text: row 1, byte 3 of its cell; save the file as UTF-8",
+                     "column 'first' is not UTF-8 text: line 3, byte 3 of its cell; save the file as UTF-8",
                      id="latin-1"),
         pytest.param(lambda path: write_jsonl(path, every_row(label=lambda row: row["label"] == "same")),
                      {"format": "jsonl", "problem": "regression"},
@@ -285,10 +289,10 @@ def test_a_regression_label_that_is_not_finite_is_named_with_its_row(tmp_path, b
     path = tmp_path / "numbers.jsonl"
     lines = [json.dumps(row) for row in number_rows(6)]
     lines[4] = f'{{"text": "five words are in here", "score": {bad}}}'
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text("\n".join(lines[:2] + [""] + lines[2:]) + "\n")  # a blank line, which the reader skips
     task = files_task(tmp_path, format="jsonl", train=str(path), text_column="text", text_pair_column=None,
                       label_column="score", problem="regression")  # fmt: skip
-    with pytest.raises(DataError, match=f"{path}: label .* in row 4 of column 'score' is not a finite number"):
+    with pytest.raises(DataError, match=f"{path}: label .* in line 6 of column 'score' is not a finite number"):
         prepare_task(task, str(tmp_path / "out"))
 
 
