@@ -75,9 +75,9 @@ def _first(mask: pa.ChunkedArray) -> int:
     return pc.index(mask, True).as_py()
 
 
-def _names(table: pa.Table, name: str, what: str, where: str) -> pa.ChunkedArray:
-    """A column of names (class labels, groups) as text: every cell present and not empty, none a list or object."""
-    values = column(table, name, where)
+def _names(values: pa.ChunkedArray, name: str, what: str, where: Where) -> pa.ChunkedArray:
+    """The column `name` of names (class labels, groups) as text: every cell present and not empty, none a list or an
+    object."""
     if values.null_count:
         raise DataError(f"{where}: column {name!r} has no {what} in {where.row(_first(pc.is_null(values)))}")
     if pa.types.is_nested(values.type):
@@ -88,7 +88,7 @@ def _names(table: pa.Table, name: str, what: str, where: str) -> pa.ChunkedArray
     return names
 
 
-def _not_utf8(values: pa.ChunkedArray, name: str, where: str) -> DataError:
+def _not_utf8(values: pa.ChunkedArray, name: str, where: Where) -> DataError:
     """The first cell of a binary column that is not UTF-8, by row and byte (a file saved in Latin-1, say)."""
     for row, cell in enumerate(values.to_pylist()):
         try:
@@ -101,7 +101,7 @@ def _not_utf8(values: pa.ChunkedArray, name: str, where: str) -> DataError:
     return DataError(f"{where}: column {name!r} holds {values.type}, not text")
 
 
-def _texts(table: pa.Table, name: str, where: str) -> pa.ChunkedArray:
+def _texts(table: pa.Table, name: str, where: Where) -> pa.ChunkedArray:
     values = column(table, name, where)
     if pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
         raise _not_utf8(values, name, where)
@@ -114,14 +114,14 @@ def _texts(table: pa.Table, name: str, where: str) -> pa.ChunkedArray:
     return values.cast(pa.string())
 
 
-def _labels(table: pa.Table, name: str, problem: str, where: str) -> pa.ChunkedArray:
+def _labels(table: pa.Table, name: str, problem: str, where: Where) -> pa.ChunkedArray:
     values = column(table, name, where)
     if problem == "classification":
         if pa.types.is_floating(values.type) and not pc.all(pc.equal(values, pc.floor(values))).as_py():
             raise DataError(f"{where}: label column {name!r} holds numbers with fractions; set problem: regression")
         if pa.types.is_floating(values.type):  # 0.0 and 1.0: the classes 0 and 1
             values = values.cast(pa.int64())
-        return _names(pa.table({name: values}), name, "label", where)
+        return _names(values, name, "label", where)
     if values.null_count:
         raise DataError(f"{where}: column {name!r} has no label in {where.row(_first(pc.is_null(values)))}")
     if pa.types.is_boolean(values.type):
@@ -149,7 +149,7 @@ def examples(table: pa.Table, columns: dict, problem: str, where: str | Where) -
         found[PAIR] = _texts(table, columns[PAIR], where)
     found[LABEL] = _labels(table, columns[LABEL], problem, where)
     if columns.get(GROUP):
-        found[GROUP] = _names(table, columns[GROUP], "group", where)
+        found[GROUP] = _names(column(table, columns[GROUP], where), columns[GROUP], "group", where)
     else:
         found[GROUP] = pa.chunked_array([pa.array([str(row) for row in range(len(table))], pa.string())])
     return pa.table(found)

@@ -290,10 +290,9 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
     segment = Segment.resuming(first_resume)
     deadline = Deadline(run.settings["stop_before_deadline"], job_end_time(), segment)
     print(segment_line(segment, run.settings["max_steps"], deadline), flush=True)
-    if run_history(run):
-        print(
-            f"history: {', '.join(job.trackers)} in {run_history(run)} (tensorboard --logdir logs/tracking)", flush=True
-        )
+    history = run_history(run)
+    if history:
+        print(f"history: {', '.join(job.trackers)} in {history} (tensorboard --logdir logs/tracking)", flush=True)
     records, trainer = [], None
     for phase in run.phases:
         resume = first_resume if phase is run.phases[0] else resume_point(job.checkpoints, run.inputs, print)
@@ -308,7 +307,6 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
         if stop.stopped_at is not None:
             raise report_stop(stopped(stop, str(run.folder)))
         records.append(phase_record(phase, trainer, result))
-    history = run_history(run)
     kept = history is not None and Path(history).is_dir()
     metrics = {**summary(trainer, records, job.backend, first_resume, segment), "init_from": job.model[INIT_FROM],
                "history": HISTORY if kept else None}  # fmt: skip
