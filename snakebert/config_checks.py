@@ -10,6 +10,7 @@ import neither torch, transformers nor datasets."""
 import importlib.util
 import math
 from pathlib import Path
+from urllib.parse import urlparse
 
 from .config_defaults import schema_defaults
 from .errors import DataError
@@ -19,7 +20,7 @@ from .model_folders import folder_config, tokenizer_problem, usable_positions
 from .training.base_model import INIT_FROM, base_problems, resolved
 from .training.phases import plan_phases
 from .training.probes import MASK
-from .training.trackers import TRACKERS
+from .training.trackers import MLFLOW_SERVER_SCHEMES, TRACKERS
 
 HUB_REPOS = ("tokenizer_repo", "dataset_repo", "model_repo")
 ADDED = "add_tokens"  # the one tokenizer key of a continued run
@@ -268,9 +269,30 @@ def config_problems(config: dict) -> list[str]:
 
 
 def tracking_problems(tracking: dict) -> list[str]:
-    """Trackers the config asks for that this environment cannot import (an unknown name is the schema's refusal)."""
-    return [
+    """Trackers the config asks for that this environment cannot import (an unknown name is the schema's refusal),
+    and an MLflow tracking URI that is neither a local folder nor a tracking server's http(s) URL, or that holds a
+    password."""
+    problems = [
         f"config tracking.trackers: {name!r} is not installed ({TRACKERS[name].install})"
         for name in tracking["trackers"]
         if importlib.util.find_spec(TRACKERS[name].package) is None
     ]
+    if "mlflow" in tracking["trackers"]:
+        problems += mlflow_uri_problems(tracking["mlflow"]["tracking_uri"])
+    return problems
+
+
+def mlflow_uri_problems(uri: str) -> list[str]:
+    key = "config tracking.mlflow.tracking_uri"
+    parsed = urlparse(uri)
+    if parsed.scheme not in ("", "file", *MLFLOW_SERVER_SCHEMES):
+        return [
+            f"{key}: a {parsed.scheme!r} URI is neither a local folder nor the http(s) URL of a tracking server "
+            "(a database or a cloud store is reached through a tracking server)"
+        ]
+    if parsed.password is not None:
+        return [
+            f"{key}: holds a password: give the server's credentials in the environment (MLFLOW_TRACKING_USERNAME "
+            "and MLFLOW_TRACKING_PASSWORD, or MLFLOW_TRACKING_TOKEN), never in the config"
+        ]
+    return []

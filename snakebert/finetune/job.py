@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..training.backends import GAUDI_CONFIG
 from ..training.job import ARGUMENTS as TRAINING_ARGUMENTS
-from ..training.trackers import configured_trackers
+from ..training.trackers import job_trackers
 
 KINDS = ("pretrained", "random_init", "reference")
 
@@ -71,6 +71,6 @@ def job_from(args) -> FinetuneJob:
         checkpoints=args.checkpoints,
         threads=args.threads,
         gaudi_config=args.gaudi_config,
-        trackers=configured_trackers(),
+        trackers=job_trackers(args.tracking_dir),
         tracking=args.tracking_dir,
     )

@@ -223,7 +223,8 @@ def finetune(job: FinetuneJob, out: str) -> dict:
 def train_and_score(job: FinetuneJob, task: dict, splits: dict[str, EncodedSplit], model, folder: Path, resume):
     """Train in `folder` (from the checkpoint `resume`, if any), keep the best epoch on validation, score it."""
     trainer = build_trainer(job, task, model, splits, folder)
-    for callback in tracking_callbacks(job.trackers, job.tracking, {"task": task["task"], "recipe": job.recipe}):
+    hyperparameters = {"task": task["task"], "recipe": job.recipe}
+    for callback in tracking_callbacks(job.trackers, job.tracking, folder.name, hyperparameters):
         trainer.add_callback(callback)
     trainer.train(resume_from_checkpoint=resume)
     logits = {split: trainer.predict(splits[split]).predictions for split in splits if split != "train"}

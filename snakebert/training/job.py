@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..config_defaults import schema_defaults
 from .backends import BACKENDS, GAUDI_CONFIG
-from .trackers import configured_trackers
+from .trackers import job_trackers
 
 
 def evaluation_masking(evaluate: dict) -> dict:
@@ -67,6 +67,6 @@ def job_from(args) -> TrainingJob:
         threads=args.threads,
         gaudi_config=args.gaudi_config,
         evaluation=json.loads(args.masking),
-        trackers=configured_trackers(),
+        trackers=job_trackers(args.tracking_dir),
         tracking=args.tracking_dir,
     )

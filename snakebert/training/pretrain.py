@@ -246,7 +246,8 @@ def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None):
     collator = BlockCollator(run.tokenizer, phase.predictions, settings["seed"], settings["corruption"])
     collators = (collator, run.eval_collator)
     trainer = build_trainer(job, settings, phase, str(run.folder), model, collators, train, run.validation, segment)
-    for callback in tracking_callbacks(job.trackers, run_history(run), {"model": job.model, "pretrain": settings}):
+    hyperparameters = {"model": job.model, "pretrain": settings}
+    for callback in tracking_callbacks(job.trackers, run_history(run), run.folder.name, hyperparameters):
         trainer.add_callback(callback)
     blocks = first_batch_blocks(trainer, train)
     print(

@@ -9,32 +9,104 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config_defaults import schema_defaults
+from ..errors import DataError
 
-def tensorboard_history(folder: Path, settings: dict):
-    from .tracking import SegmentHistory
 
-    return SegmentHistory(folder, settings)
+@dataclass(frozen=True)
+class TrackedRun:
+    """What every tracker is given: the run's history folder, its identity (the checkpoint fingerprint, which every
+    segment and every rerun of the same settings shares), its settings (the hyperparameters) and the `tracking`
+    config."""
+
+    folder: Path
+    identity: str
+    settings: dict
+    options: dict
+
+    @property
+    def name(self) -> str:
+        """The run's name in a tracker's list: its folder under logs/tracking (pretrain/<fingerprint>,
+        finetune/{task}/{model}/...), after `tracking.run_name` when that is set."""
+        parts = self.folder.parts
+        after = len(parts) - parts[::-1].index("tracking") if "tracking" in parts else len(parts) - 1
+        tail = "/".join(parts[after:])
+        prefix = self.options.get("run_name")
+        return f"{prefix}/{tail}" if prefix else tail
+
+
+def tensorboard_history(run: TrackedRun):
+    from .tracking_tensorboard import SegmentHistory
+
+    return SegmentHistory(run.folder, run.settings)
+
+
+def wandb_history(run: TrackedRun):
+    from .tracking_wandb import WandbHistory
+
+    return WandbHistory(run)
+
+
+def mlflow_history(run: TrackedRun):
+    from .tracking_mlflow import MlflowHistory
+
+    return MlflowHistory(run)
+
+
+def no_start_problem(options: dict) -> str | None:
+    return None
+
+
+def wandb_start_problem(options: dict) -> str | None:
+    from .tracking_wandb import online_problem
+
+    return online_problem(options["wandb"]["mode"])
 
 
 @dataclass(frozen=True)
 class Tracker:
     package: str  # what must be importable
     install: str  # what to run when it is not
-    callback: Callable[[Path, dict], object]  # the trainer callback that writes into a folder, given the settings
+    callback: Callable[[TrackedRun], object]  # the trainer callback that reports the run
+    start_problem: Callable[[dict], str | None] = no_start_problem  # what stops a job from reporting, at its start
 
 
-TRACKERS = {"tensorboard": Tracker("tensorboard", "pip install tensorboard", tensorboard_history)}
+TRACKERS = {
+    "tensorboard": Tracker("tensorboard", "pip install tensorboard", tensorboard_history),
+    "wandb": Tracker("wandb", "pip install wandb", wandb_history, wandb_start_problem),
+    "mlflow": Tracker("mlflow", "pip install mlflow", mlflow_history),
+}
+MLFLOW_SERVER_SCHEMES = ("http", "https")  # a tracking URI of these is a server's; any other, a local folder
 TRACKING_ENV = "SNAKEBERT_TRACKING"  # the `tracking` config as JSON, which the workflow sets for its jobs
 
 
-def configured_trackers() -> tuple[str, ...]:
-    """The trackers of the `tracking` config the workflow passed in the environment (none outside a workflow)."""
-    return tuple(json.loads(os.environ.get(TRACKING_ENV, '{"trackers": []}'))["trackers"])
+def tracking_options() -> dict:
+    """The `tracking` config the workflow passed in the environment; outside a workflow, the schema's with no
+    trackers."""
+    if TRACKING_ENV in os.environ:
+        return json.loads(os.environ[TRACKING_ENV])
+    return {**schema_defaults("tracking"), "trackers": []}
 
 
-def tracking_callbacks(trackers: list[str], folder: str | None, settings: dict) -> list:
-    """The callbacks of `trackers`, writing under `folder` with the job's `settings` as hyperparameters (folder None:
-    no history, as calibrate's bursts keep none)."""
+def job_trackers(folder: str | None) -> tuple[str, ...]:
+    """The trackers of a job that keeps its history in `folder` (None: none kept, as calibrate's bursts keep none).
+    A tracker that cannot report from here (W&B online with no key or no network) is refused now, before the job
+    reads its data, not at its first logging step."""
+    if folder is None:
+        return ()
+    options = tracking_options()
+    trackers = tuple(options["trackers"])
+    for name in trackers:
+        problem = TRACKERS[name].start_problem(options)
+        if problem:
+            raise DataError(f"config tracking.trackers: {name!r} {problem}")
+    return trackers
+
+
+def tracking_callbacks(trackers: tuple[str, ...], folder: str | None, identity: str, settings: dict) -> list:
+    """The callbacks of `trackers` for the run `identity`, writing under `folder` with the job's `settings` as
+    hyperparameters (folder None: no history)."""
     if folder is None:
         return []
-    return [TRACKERS[name].callback(Path(folder), settings) for name in trackers]
+    run = TrackedRun(Path(folder), identity, settings, tracking_options())
+    return [TRACKERS[name].callback(run) for name in trackers]

@@ -42,7 +42,7 @@ from snakebert.training.checkpoints import COMPLETE_FILE
 from snakebert.training.job import TrainingJob
 from snakebert.training.phases import plan_phases
 from snakebert.training.progress import ProgressLog
-from snakebert.training.tracking import SegmentHistory
+from snakebert.training.tracking_tensorboard import SegmentHistory
 
 gaudi_spawn = load_script("gaudi_spawn")
 

@@ -151,7 +151,7 @@ ADDITIONAL = "Additional properties are not allowed"
         ),
         pytest.param(
             {"tracking": {"trackers": ["tensorbord"]}},
-            "config tracking.trackers[0]: 'tensorbord' is not one of ['tensorboard']",
+            "config tracking.trackers[0]: 'tensorbord' is not one of ['tensorboard', 'wandb', 'mlflow']",
             id="tracker-unknown",
         ),
         pytest.param(

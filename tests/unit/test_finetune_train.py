@@ -14,12 +14,16 @@ import transformers
 from finetune_data import number_rows, pair_rows, write_csv, write_jsonl
 from helpers import REPO, save_tiny_model
 from shape_log import changed_ops, training_step_shapes
+from tensorboard_history import events, scalars
+from tracker_histories import mlflow_history, mlflow_runs, wandb_history
 
+from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
 from snakebert.finetune.encoded import EncodedSplit
 from snakebert.finetune.job import FinetuneJob
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
+from snakebert.training.trackers import TRACKING_ENV
 from snakebert.training.trainers import SealedCheckpoints
 
 RECIPE = {"learning_rate": 5e-3, "epochs": 3, "batch_size": 8, "max_length": 16, "warmup_ratio": 0.1,
@@ -60,6 +64,24 @@ def test_two_runs_give_identical_results_and_leave_no_checkpoint(prepared, tmp_p
     assert 1 <= first["best_epoch"] <= 3 and first["recipe"] == RECIPE and first["search"] is True
     assert set(first["classes_predicted"]) == {"validation", "test"} and first["classes_predicted"]["test"] in (1, 2)
     assert not any((tmp_path / "checkpoints").glob("*/checkpoint-*"))
+
+
+def test_a_run_reports_each_epochs_validation_scores_to_every_tracker(prepared, tmp_path, monkeypatch):
+    """TensorBoard, W&B (offline) and MLflow (a file store) each hold the run's validation curve, a point per epoch,
+    the same in each, whose best is the epoch the run kept; the W&B and MLflow runs are named for the run's folder."""
+    store, trackers = tmp_path / "mlflow", ("tensorboard", "wandb", "mlflow")
+    options = {**schema_defaults("tracking"), "trackers": list(trackers), "mlflow": {"tracking_uri": str(store)}}
+    monkeypatch.setenv(TRACKING_ENV, json.dumps(options))
+    history = tmp_path / "logs/tracking/finetune/pairs/pretrained/lr-0.005/seed-1"
+    result = finetune(job(prepared, tmp_path, trackers=trackers, tracking=str(history)), str(tmp_path / "run.json"))
+    curve = scalars(events(history), "eval/macro_f1")
+    assert len(curve) == RECIPE["epochs"]
+    [run] = mlflow_runs(store)
+    assert run.info.run_name == "finetune/pairs/pretrained/lr-0.005/seed-1"
+    for points in (wandb_history(history, "eval/macro_f1"), mlflow_history(store, run.info.run_id, "eval_macro_f1")):
+        assert [step for step, _ in points] == [step for step, _ in curve]
+        assert [value for _, value in points] == pytest.approx([value for _, value in curve], rel=1e-6)
+    assert max(value for _, value in curve) == pytest.approx(result["validation"]["macro_f1"], abs=1e-6)
 
 
 def test_a_chosen_run_takes_the_rate_its_search_chooses_on_validation_and_a_rate_off_the_grid_is_refused(

@@ -1,5 +1,6 @@
-"""The extension points are tables: the schema's choices equal their keys, `auto` resolves from the rule's devices,
-each backend launches as it should, and what is not in a table is an error that names it."""
+"""The extension points are tables: the schema's choices equal their keys (sources, formats, tasks, metrics,
+architectures, backends, trackers), `auto` resolves from the rule's devices, each backend launches as it should, and
+what is not in a table is an error that names it."""
 
 import pytest
 import yaml
@@ -18,6 +19,7 @@ from snakebert.hub import UPLOADS, upload_plan
 from snakebert.training.backends import BACKENDS, cuda_arguments, device_count, rank, resolve_backend, world_size
 from snakebert.training.base_model import SUPPORTED
 from snakebert.training.model import ARCHITECTURES
+from snakebert.training.trackers import TRACKERS
 
 PROPERTIES = yaml.safe_load(SCHEMA.read_text())["properties"]
 SOURCE_SCHEMAS = {
@@ -49,6 +51,10 @@ def test_the_schemas_architectures_are_the_tables_keys():
     enum = PROPERTIES["model"]["properties"]["architecture"]["enum"]
     assert enum == [*ARCHITECTURES, None]  # None: a continued run's base's (training/base_model.py)
     assert list(ARCHITECTURES) == list(SUPPORTED)
+
+
+def test_the_schemas_trackers_are_the_tables_keys():
+    assert PROPERTIES["tracking"]["properties"]["trackers"]["items"]["enum"] == list(TRACKERS)
 
 
 def test_the_schemas_backends_are_auto_and_the_tables_keys():

@@ -8,13 +8,15 @@ import shutil
 import pytest
 from helpers import TINY_TRAINING
 from tensorboard_history import events, scalars
+from tracker_histories import mlflow_history, mlflow_runs, wandb_history, wandb_run_ids, wandb_runs
 
 from snakebert.config_checks import tracking_problems
 from snakebert.config_defaults import schema_defaults
+from snakebert.errors import DataError
 from snakebert.training.job import TrainingJob
 from snakebert.training.pretrain import pretrain
-from snakebert.training.trackers import TRACKING_ENV, configured_trackers
-from snakebert.training.tracking import flat_scalars
+from snakebert.training.trackers import TRACKING_ENV, job_trackers
+from snakebert.training.tracking_tensorboard import flat_scalars
 
 # each history key of a training log entry: its TensorBoard tag (transformers' rewrite_logs: train/ or eval/)
 TAGS = {"loss": "train/loss", "learning_rate": "train/learning_rate", "grad_norm": "train/grad_norm",
@@ -88,14 +90,103 @@ def test_nested_settings_become_flat_scalar_hyperparameters():
 
 def test_the_jobs_take_the_trackers_the_workflow_sets_in_their_environment(monkeypatch):
     monkeypatch.delenv(TRACKING_ENV, raising=False)
-    assert configured_trackers() == ()  # a job started outside the workflow keeps no history
-    monkeypatch.setenv(TRACKING_ENV, json.dumps({"trackers": ["tensorboard"]}))
-    assert configured_trackers() == ("tensorboard",)
+    assert job_trackers("logs/tracking/pretrain") == ()  # a job started outside the workflow keeps no history
+    monkeypatch.setenv(TRACKING_ENV, json.dumps({**schema_defaults("tracking"), "trackers": ["tensorboard"]}))
+    assert job_trackers("logs/tracking/pretrain") == ("tensorboard",)
+    assert job_trackers(None) == ()  # a job that keeps no history (calibrate's bursts)
+
+
+def tracking(*trackers: str, uri: str = "logs/tracking/mlflow", mode: str = "offline") -> dict:
+    return {**schema_defaults("tracking"), "trackers": list(trackers), "wandb": {"mode": mode},
+            "mlflow": {"tracking_uri": uri}}  # fmt: skip
 
 
 def test_a_tracker_that_is_not_installed_is_refused_with_what_to_install(monkeypatch):
-    assert tracking_problems({"trackers": ["tensorboard"]}) == []
+    assert tracking_problems(tracking("tensorboard", "wandb", "mlflow")) == []
     monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
-    assert tracking_problems({"trackers": ["tensorboard"]}) == [
-        "config tracking.trackers: 'tensorboard' is not installed (pip install tensorboard)"
+    assert tracking_problems(tracking("tensorboard", "wandb")) == [
+        "config tracking.trackers: 'tensorboard' is not installed (pip install tensorboard)",
+        "config tracking.trackers: 'wandb' is not installed (pip install wandb)",
     ]
+
+
+@pytest.mark.parametrize(
+    "uri", ["logs/tracking/mlflow", "/srv/mlruns", "file:///srv/mlruns", "https://mlflow.lab:5000"]
+)
+def test_an_mlflow_tracking_uri_is_a_local_folder_or_a_servers_url(uri):
+    assert tracking_problems(tracking("mlflow", uri=uri)) == []
+
+
+@pytest.mark.parametrize(
+    ("uri", "says"),
+    [
+        ("s3://bucket/runs", "a 's3' URI is neither a local folder nor the http(s) URL of a tracking server"),
+        ("sqlite:///mlflow.db", "a 'sqlite' URI is neither a local folder nor the http(s) URL"),
+        ("databricks", None),  # a bare word is a local folder's name
+        ("https://me:hunter2@mlflow.lab", "holds a password: give the server's credentials in the environment"),
+    ],
+)
+def test_an_mlflow_tracking_uri_that_is_neither_or_holds_a_password_is_refused(uri, says):
+    problems = tracking_problems(tracking("mlflow", uri=uri))
+    if says is None:
+        assert problems == []
+        return
+    [problem] = problems
+    assert problem.startswith("config tracking.mlflow.tracking_uri: ") and says in problem
+    assert "hunter2" not in problem
+    assert tracking_problems(tracking("tensorboard", uri=uri)) == []  # the URI of a tracker not asked for
+
+
+def test_wandb_online_with_no_key_or_no_network_is_refused_when_the_job_starts(monkeypatch, tmp_path):
+    (tmp_path / "netrc").write_text("")
+    monkeypatch.setenv("NETRC", str(tmp_path / "netrc"))
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("wandb", mode="online")))
+    with pytest.raises(DataError, match=r"'wandb' has tracking.wandb.mode: online and no API key: set WANDB_API_KEY"):
+        job_trackers("logs/tracking/pretrain")
+    monkeypatch.setenv("WANDB_API_KEY", "a-key")
+    monkeypatch.setenv("WANDB_BASE_URL", "http://127.0.0.1:9")  # the discard port: nothing listens
+    with pytest.raises(DataError, match=r"online and 127.0.0.1 cannot be reached .*: set tracking.wandb.mode: offline"):
+        job_trackers("logs/tracking/pretrain")
+    monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("wandb", mode="offline")))
+    assert job_trackers("logs/tracking/pretrain") == ("wandb",)
+
+
+CANARY = "hf_trackerCanary0123456789abcdefghij"  # a secret in the environment, which no file the run writes may hold
+RATES = {"samples_per_second", "tokens_per_second"}  # seconds-based: a resumed segment measures them anew
+
+
+def test_wandb_offline_and_mlflow_hold_the_log_history_once_across_a_killed_and_resumed_run(
+    tracked_job, tmp_path, monkeypatch
+):
+    """The killed-and-resumed run of the TensorBoard test, reported to W&B (offline) and MLflow (a file store) too:
+    each holds one run, identified by the checkpoint fingerprint, with every step of log_history.json once (the
+    resumed segment's repeated steps 3 to 6 skipped, as resume is bit-identical), and no file holds a secret of the
+    environment."""
+    store = tmp_path / "logs/mlflow"
+    monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("tensorboard", "wandb", "mlflow", uri=str(store))))
+    monkeypatch.setenv("WANDB_API_KEY", CANARY)
+    monkeypatch.setenv("MLFLOW_TRACKING_TOKEN", CANARY)
+    job = dataclasses.replace(tracked_job, trackers=("tensorboard", "wandb", "mlflow"))
+    pretrain(job, str(tmp_path / "model"))
+    [run] = [path for path in (tmp_path / "checkpoints").iterdir() if path.is_dir()]
+    for step in range(3, 7):
+        shutil.rmtree(run / f"checkpoint-{step}")
+    assert pretrain(job, str(tmp_path / "resumed"))["resumed_from"] == str(run / "checkpoint-2")
+    history = json.loads((tmp_path / "resumed/log_history.json").read_text())
+    folder = tmp_path / "logs" / run.name
+    assert len(wandb_runs(folder)) == 2 and wandb_run_ids(folder) == {run.name}  # two segments, one W&B run
+    [mlflow_run] = mlflow_runs(store)
+    assert mlflow_run.data.tags["snakebert_run"] == run.name and mlflow_run.info.run_name == run.name
+    assert mlflow_run.data.params["pretrain.max_steps"] == "6" and mlflow_run.data.params["model.hidden_size"] == "32"
+    for key, tag in TAGS.items():
+        expected = logged(history, key)
+        for points in (wandb_history(folder, tag), mlflow_history(store, mlflow_run.info.run_id, key)):
+            assert [step for step, _ in points] == [step for step, _ in expected], (key, points)
+            if key not in RATES:
+                assert [value for _, value in points] == pytest.approx([value for _, value in expected], rel=1e-6)
+    assert wandb_history(folder, "segment/start") == [(1, 1), (3, 3)]
+    assert mlflow_history(store, mlflow_run.info.run_id, "segment/start") == [(1, 1), (3, 3)]
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert any(path.suffix == ".wandb" for path in written) and any("mlflow" in path.parts for path in written)
+    assert [path for path in written if CANARY.encode() in path.read_bytes()] == []

@@ -1,7 +1,7 @@
 """A stop on 2 CPU ranks through torchrun (gloo), as the workflow launches them (scripts/torch_spawn.py): whichever
 process gets the signal (one rank, the torchrun agent, the whole process group, twice, or during an evaluation),
 every rank saves the same step, nothing hangs, and a rerun resumes to the weights of a run never stopped, its one
-TensorBoard history continued by the second segment."""
+TensorBoard history continued by the second segment; rank 0 alone reports to each tracker."""
 
 import json
 import os
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, TINY_TRAINING, build_tiny_data, snakemake_env
 from tensorboard_history import events, scalars
+from tracker_histories import mlflow_history, mlflow_runs, wandb_history, wandb_run_ids, wandb_runs
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import STOPPED_EXIT
@@ -42,9 +43,10 @@ def torchrun(data, folder, harness: tuple[str, ...] = ()) -> list[str]:
     ]  # fmt: skip
 
 
-def tracked_env() -> dict:
-    """The workflow's environment, with TensorBoard asked for as the `tracking` config asks."""
-    return {**snakemake_env(), TRACKING_ENV: json.dumps({"trackers": ["tensorboard"]})}
+def tracked_env(*trackers: str) -> dict:
+    """The workflow's environment, with `trackers` (default TensorBoard) asked for as the `tracking` config asks."""
+    options = {**schema_defaults("tracking"), "trackers": list(trackers or ["tensorboard"])}
+    return {**snakemake_env(), TRACKING_ENV: json.dumps(options)}
 
 
 def worker(agent: int, rank: int) -> int:
@@ -94,9 +96,24 @@ def stopped_run(data, folder, to: str) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def unbroken(data, tmp_path_factory):
+    """The run unstopped, reported to every tracker (W&B offline, MLflow's file store under its working folder)."""
     folder = tmp_path_factory.mktemp("unbroken-ranks")
-    subprocess.run(torchrun(data, folder), env=tracked_env(), check=True, capture_output=True, timeout=TIMEOUT)
-    return (folder / "model/model.safetensors").read_bytes()
+    env = tracked_env("tensorboard", "wandb", "mlflow")
+    subprocess.run(torchrun(data, folder), env=env, cwd=folder, check=True, capture_output=True, timeout=TIMEOUT)
+    return folder
+
+
+def test_two_ranks_report_one_run_to_each_tracker(unbroken):
+    """Rank 0 alone reports: one TensorBoard history, one W&B run, one MLflow run, each with every logged step."""
+    [history] = [path for path in (unbroken / "logs/tracking").iterdir() if path.name != "mlflow"]
+    history_file = json.loads((unbroken / "model/log_history.json").read_text())
+    logged = [entry["step"] for entry in history_file if "loss" in entry]
+    assert len(list(history.glob("events.out.tfevents.*"))) == 1
+    assert [step for step, _ in scalars(events(history), "train/loss")] == logged
+    assert wandb_run_ids(history) == {history.name} and len(wandb_runs(history)) == 1
+    assert [step for step, _ in wandb_history(history, "train/loss")] == logged
+    [run] = mlflow_runs(unbroken / "logs/tracking/mlflow")
+    assert [step for step, _ in mlflow_history(unbroken / "logs/tracking/mlflow", run.info.run_id, "loss")] == logged
 
 
 @pytest.mark.parametrize("to", ["rank 1", "the agent", "the group", "the group twice", "an evaluation"])
@@ -118,7 +135,7 @@ def test_a_sigterm_to_any_process_stops_every_rank_at_one_saved_step_and_the_rer
         torchrun(data, tmp_path), env=tracked_env(), capture_output=True, text=True, timeout=TIMEOUT
     )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert (tmp_path / "model/model.safetensors").read_bytes() == unbroken
+    assert (tmp_path / "model/model.safetensors").read_bytes() == (unbroken / "model/model.safetensors").read_bytes()
     [history] = (tmp_path / "logs/tracking").iterdir()  # the run's one history: rank 0 wrote it, one file a segment
     assert len(list(history.glob("events.out.tfevents.*"))) == 2
     logged = json.loads((tmp_path / "model/log_history.json").read_text())
