@@ -86,8 +86,12 @@ def check_task_splits(name: str, splits: dict[str, pa.Table], names: list[str] |
         return
     trained = set(pc.unique(splits["train"].column(LABEL)).to_pylist())
     if len(trained) < 2:
-        raise DataError(f"{where}: train holds one class only ({', '.join(trained)})")
+        raise DataError(f"{where}: train holds one class only (its {len(splits['train'])} examples share one label)")
     for split, table in splits.items():
-        unseen = sorted(set(pc.unique(table.column(LABEL)).to_pylist()) - trained)
-        if unseen:
-            raise DataError(f"{where}: label {unseen[0]!r} is in the {split} split but never in train")
+        labels = table.column(LABEL).to_pylist()
+        unseen = [label for label in labels if label not in trained]
+        if unseen:  # a cell's content is never quoted: the labels are counted, by class and by example
+            raise DataError(
+                f"{where}: the {split} split holds {len(set(unseen))} label(s) that train never has, on "
+                f"{len(unseen)} of its {len(labels)} examples: give train examples of every class"
+            )

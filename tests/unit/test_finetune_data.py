@@ -268,12 +268,19 @@ def test_whole_numbers_as_floats_are_classes_and_true_fractions_are_refused(tmp_
                      str(tmp_path / "out-half"))  # fmt: skip
 
 
-def test_a_label_that_train_never_has_is_refused(tmp_path):
+def test_a_label_that_train_never_has_or_a_train_of_one_class_is_refused_counting_not_quoting_labels(tmp_path):
     write_csv(tmp_path / "valid.csv", [*pair_rows(8), {"first": "a b", "second": "c", "label": "unheard", "doc": 0}])
     task = files_task(tmp_path, validation=str(tmp_path / "valid.csv"))
-    with pytest.raises(DataError, match="label 'unheard' is in the validation split but never in train"):
+    with pytest.raises(
+        DataError, match="the validation split holds 1 label.s. that train never has, on 1 of its 9 "
+    ) as error:
         prepare_task(task, str(tmp_path / "out"))
+    assert "unheard" not in str(error.value)  # a cell's content, never quoted
     assert not (tmp_path / "out").exists()
+    write_csv(tmp_path / "same.csv", [{**row, "label": "secretlabel"} for row in pair_rows(40)])
+    with pytest.raises(DataError, match=r"train holds one class only \(its \d+ examples share one label\)") as error:
+        prepare_task(files_task(tmp_path, train=str(tmp_path / "same.csv")), str(tmp_path / "out-same"))
+    assert "secretlabel" not in str(error.value)
 
 
 def test_an_empty_split_is_refused(tmp_path):
