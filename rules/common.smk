@@ -9,7 +9,7 @@ ROOT = Path(workflow.basedir)
 SCRIPTS = ROOT / "scripts"
 GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
 
-from snakebert.code_digest import code_digest
+from snakebert.code_digest import CodeDigests
 from snakebert.config_checks import config_problems
 from snakebert.data import manifest as data_manifest
 from snakebert.data.shards import declared_input, shard_name
@@ -28,6 +28,7 @@ from snakebert.training.trackers import TRACKING_ENV
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
 SETTINGS_FILES = Path(".snakemake/snakebert/settings")  # settings too large for a command line
+CODE_DIGESTS = CodeDigests(Path(".snakemake/snakebert/code-digests.json"), ROOT)  # kept across parses
 
 
 wildcard_constraints:
@@ -76,7 +77,7 @@ def script(name):
 
 def code(name):
     """A params value that changes with scripts/`name` or a project module it imports: edited code reruns."""
-    return code_digest(SCRIPTS / name, ROOT)
+    return CODE_DIGESTS.digest(SCRIPTS / name)
 
 
 def model_base_files():

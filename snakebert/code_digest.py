@@ -1,18 +1,24 @@
-"""A digest of a script and the project modules it imports, so that editing the code reruns what it made."""
+"""A digest of a script and the project modules it imports, so that editing the code reruns what it made; kept
+across workflow parses (every dry run and every SLURM job parses the workflow) in a store that is trusted only while
+nothing the digest depends on has changed."""
 
 import ast
 import functools
 import hashlib
+import json
 from pathlib import Path
+
+from .files.atomic import replace_text
+
+
+def _candidates(root: Path, name: str) -> tuple[Path, Path]:
+    """Where module `name` (dotted) would be under `root`: a module file, or a package's __init__.py."""
+    base = root.joinpath(*name.split("."))
+    return base.with_suffix(".py"), base / "__init__.py"
 
 
 def _module_file(root: Path, name: str) -> Path | None:
-    """The file of module `name` (dotted) under `root`: a module file or a package's __init__.py."""
-    base = root.joinpath(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
+    return next((candidate for candidate in _candidates(root, name) if candidate.is_file()), None)
 
 
 @functools.cache  # a module file's existence, not its content: an edited file is digested anew
@@ -21,6 +27,15 @@ def _with_packages(root: Path, name: str) -> frozenset[Path]:
     parts = name.split(".")
     files = {_module_file(root, ".".join(parts[:end])) for end in range(1, len(parts) + 1)}
     return frozenset(path for path in files if path)
+
+
+def _looked_in(root: Path, name: str) -> set[Path]:
+    """The folders whose listing decides what `name` and the packages above it resolve to (a module added to one
+    changes its modification time)."""
+    parts = name.split(".")
+    prefixes = (".".join(parts[:end]) for end in range(1, len(parts) + 1))
+    folders = {candidate.parent for prefix in prefixes for candidate in _candidates(root, prefix)}
+    return {folder for folder in folders if folder.is_dir()}
 
 
 def _package_of(root: Path, path: Path) -> tuple[str, ...]:
@@ -49,21 +64,77 @@ def _imported_modules(source: str, filename: str, package: tuple[str, ...]) -> f
     return frozenset(names)
 
 
+def _imports(path: Path, root: Path) -> frozenset[str]:
+    return _imported_modules(path.read_text(), str(path), _package_of(root, path))
+
+
 def local_imports(path: Path, root: Path) -> set[Path]:
     """The project files under `root` that `path` imports: absolute imports (`import a.b`, `from a.b import c`,
     where c may be a module) and relative ones (`from . import c`, `from ..a import c`)."""
-    names = _imported_modules(path.read_text(), str(path), _package_of(root, path))
-    return {found for name in names for found in _with_packages(root, name)} - {path}
+    return {found for name in _imports(path, root) for found in _with_packages(root, name)} - {path}
 
 
-def code_digest(script: Path, root: Path) -> str:
-    """SHA-256 over `script` and, transitively, every module under `root` it imports (paths and bytes, sorted)."""
+def _closure(script: Path, root: Path) -> set[Path]:
+    """`script` and every module under `root` it imports, transitively."""
     seen, pending = set(), {script}
     while pending:
         path = pending.pop()
         seen.add(path)
         pending |= local_imports(path, root) - seen
+    return seen
+
+
+def _digest(files: set[Path], root: Path) -> str:
+    """SHA-256 over `files` under `root`: their paths and bytes, sorted."""
     digest = hashlib.sha256()
-    for path in sorted(seen):
+    for path in sorted(files):
         digest.update(f"{path.relative_to(root).as_posix()}\0".encode() + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def _stamp(path: Path) -> list[int] | None:
+    """What says that a file or folder changed: its modification time and size (as make and Snakemake judge files);
+    None for one that is gone."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return [status.st_mtime_ns, status.st_size]
+
+
+class CodeDigests:
+    """Each script's digest: SHA-256 over it and, transitively, every module under `root` it imports (paths and
+    bytes), kept in the JSON file `store` across workflow parses. A script's stored digest is used while
+    every file it read and every folder its imports were looked up in has the stamp it had when the digest was made;
+    otherwise the digest is made anew, and stored (by a rename: parses that run at once each write a whole file)."""
+
+    def __init__(self, store: Path, root: Path) -> None:
+        self.store, self.root = store, root
+        try:
+            self.known = json.loads(store.read_text())
+        except (OSError, ValueError):
+            self.known = {}
+        self.stamps: dict[str, list[int] | None] = {}  # this parse's, each path stamped once
+
+    def _stamp(self, relative: str) -> list[int] | None:
+        if relative not in self.stamps:
+            self.stamps[relative] = _stamp(self.root / relative)
+        return self.stamps[relative]
+
+    def digest(self, script: Path) -> str:
+        key = script.as_posix()  # the workflow's own path: another checkout's scripts are other entries
+        entry = self.known.get(key)
+        if entry and all(self._stamp(path) == stamp for path, stamp in entry["stamps"].items()):
+            return entry["digest"]
+        files = _closure(script, self.root)
+        names = {name for path in files for name in _imports(path, self.root)}
+        folders = {folder for name in names for folder in _looked_in(self.root, name)} | {self.root}
+        before = {path.relative_to(self.root).as_posix(): _stamp(path) for path in sorted(files | folders)}
+        digest = _digest(files, self.root)
+        unchanged = _closure(script, self.root) == files and all(
+            _stamp(self.root / path) == stamp for path, stamp in before.items()
+        )
+        if unchanged:  # nothing was edited while the digest was made
+            self.known[key] = {"digest": digest, "stamps": before}
+            replace_text(self.store, json.dumps(self.known, sort_keys=True))
+        return digest

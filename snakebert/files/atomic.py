@@ -35,6 +35,15 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         _remove(tmp)
 
 
+def replace_text(path: Path, text: str) -> None:
+    """Write `path` whole by renaming a file staged under this process's id onto it: writers that run at once (the
+    parses of one workflow by concurrent jobs) never leave it half written, and the last rename stands."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staged = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    staged.write_text(text, encoding="utf-8")
+    os.replace(staged, path)
+
+
 def no_space(final: Path, tmp: Path) -> str:
     """What a full disk cost the output `final`: the bytes of it written (it needs more), and what is free there."""
     written = sum(part.stat().st_size for part in [tmp, *tmp.rglob("*")] if part.is_file()) if tmp.exists() else 0

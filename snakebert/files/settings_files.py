@@ -4,8 +4,9 @@ another file, so another params value, and the job reruns), by a rename (jobs th
 
 import hashlib
 import json
-import os
 from pathlib import Path
+
+from .atomic import replace_text
 
 
 def settings_file(value, folder: Path) -> str:
@@ -13,8 +14,5 @@ def settings_file(value, folder: Path) -> str:
     text = json.dumps(value, sort_keys=True)
     path = folder / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.json"
     if not path.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        staged = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-        staged.write_text(text, encoding="utf-8")
-        os.replace(staged, path)
+        replace_text(path, text)
     return str(path)
