@@ -6,6 +6,7 @@ never quoting a cell."""
 
 import csv
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,8 +60,30 @@ def _read(path: str, file_format: str) -> pa.Table:
     try:
         return readers[file_format](max(1 << 20, min(os.path.getsize(path) + 1, (1 << 31) - 1)))  # the longest row
     except (pa.ArrowException, OSError) as error:
-        message = first_line(error, type(error).__name__)
+        message = without_cells(first_line(error, type(error).__name__), path)
         raise DataError(f"{path}: not a readable {file_format} file ({message})") from None
+
+
+def without_cells(message: str, path: str) -> str:
+    """A reader's reason, with no cell of the file in it: a CSV row of the wrong width, which pyarrow quotes, is
+    named by its line instead; a value in quotes is left out."""
+    width = re.search(r"Expected (\d+) columns, got \d+", message)
+    if width:
+        line = _line_of_width(path, int(width.group(1)))
+        return width.group(0) + (f" on line {line}" if line else "")
+    return re.sub(r"'[^']*'", "'...'", message)
+
+
+def _line_of_width(path: str, cells: int) -> int | None:
+    """The line (as an editor counts it) where the first CSV record of another width than `cells` starts."""
+    with open(path, newline="", encoding="utf-8", errors="replace") as handle:
+        csv.field_size_limit(max(csv.field_size_limit(), os.path.getsize(path) + 1))
+        reader, line = csv.reader(handle), 1
+        for record in reader:
+            if record and len(record) != cells:
+                return line
+            line = reader.line_num + 1
+    return None
 
 
 def column(table: pa.Table, name: str, where: str) -> pa.ChunkedArray:

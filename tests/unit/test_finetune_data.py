@@ -12,6 +12,7 @@ from finetune_data import number_rows, pair_rows, write_csv, write_glue_folder, 
 from snakebert.data.sources import plan_source, read_documents
 from snakebert.errors import DataError
 from snakebert.finetune.embedded import passages
+from snakebert.finetune.examples import without_cells
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.splits import by_stratum, carve, fold_numbers
 from snakebert.report.downstream import balance
@@ -307,6 +308,23 @@ def test_a_file_that_is_not_csv_is_named(tmp_path):
     (tmp_path / "broken.csv").write_bytes(b'first,second,label\n"a,b\n')
     with pytest.raises(DataError, match="broken.csv: not a readable csv file"):
         prepare_task(files_task(tmp_path, train=str(tmp_path / "broken.csv")), str(tmp_path / "out"))
+
+
+def test_a_csv_row_of_another_width_is_named_by_its_line_without_its_cells(tmp_path):
+    rows = "first,second,label,doc\n" + "a,b,same,1\n" * 3 + '"x\ny",hf_cellSecret0123456789,same,2,extra\n'
+    (tmp_path / "wide.csv").write_text(rows)
+    with pytest.raises(
+        DataError, match=r"wide.csv: not a readable csv file \(Expected 4 columns, got 5 on line 5\)$"
+    ) as error:
+        prepare_task(files_task(tmp_path, train=str(tmp_path / "wide.csv")), str(tmp_path / "out"))
+    assert "hf_cellSecret" not in str(error.value)
+
+
+def test_a_readers_reason_keeps_no_quoted_value():
+    reason = "In CSV column #2: Row #7: CSV conversion error to int64: invalid value 'hf_cellSecret0123'"
+    assert without_cells(reason, "unused.csv") == (
+        "In CSV column #2: Row #7: CSV conversion error to int64: invalid value '...'"
+    )
 
 
 def test_folds_test_every_speech_once_keep_each_speech_on_one_side_and_are_byte_identical_again(tmp_path):
