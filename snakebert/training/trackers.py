@@ -63,6 +63,12 @@ def wandb_start_problem(options: dict) -> str | None:
     return online_problem(options["wandb"]["mode"])
 
 
+def mlflow_start_problem(options: dict) -> str | None:
+    from .tracking_mlflow import server_problem
+
+    return server_problem(options["mlflow"]["tracking_uri"])
+
+
 @dataclass(frozen=True)
 class Tracker:
     package: str  # what must be importable
@@ -74,7 +80,7 @@ class Tracker:
 TRACKERS = {
     "tensorboard": Tracker("tensorboard", "pip install tensorboard", tensorboard_history),
     "wandb": Tracker("wandb", "pip install wandb", wandb_history, wandb_start_problem),
-    "mlflow": Tracker("mlflow", "pip install mlflow", mlflow_history),
+    "mlflow": Tracker("mlflow", "pip install mlflow", mlflow_history, mlflow_start_problem),
 }
 MLFLOW_SERVER_SCHEMES = ("http", "https")  # a tracking URI of these is a server's; any other, a local folder
 TRACKING_ENV = "SNAKEBERT_TRACKING"  # the `tracking` config as JSON, which the workflow sets for its jobs
@@ -90,8 +96,8 @@ def tracking_options() -> dict:
 
 def job_trackers(folder: str | None) -> tuple[str, ...]:
     """The trackers of a job that keeps its history in `folder` (None: none kept, as calibrate's bursts keep none).
-    A tracker that cannot report from here (W&B online with no key or no network) is refused now, before the job
-    reads its data, not at its first logging step."""
+    A tracker that cannot report from here (W&B online with no key or no network, an MLflow server that does not
+    answer) is refused now, before the job reads its data, not at its first logging step."""
     if folder is None:
         return ()
     options = tracking_options()

@@ -6,6 +6,8 @@ phases). A local tracking URI is MLflow's file store: one folder per run, so tha
 system each write their own."""
 
 import os
+import urllib.error
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -28,6 +30,24 @@ def store_uri(tracking_uri: str) -> str:
     os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"
     path = urlparse(tracking_uri).path if tracking_uri.startswith("file:") else tracking_uri
     return Path(path).resolve().as_uri()
+
+
+def server_problem(tracking_uri: str) -> str | None:
+    """Why a job cannot report to the tracking server `tracking_uri`: it does not answer MLflow's health check (any
+    HTTP answer, a refusal of credentials included, is a server that answers); None for a local folder."""
+    if urlparse(tracking_uri).scheme not in MLFLOW_SERVER_SCHEMES:
+        return None
+    try:
+        with urllib.request.urlopen(f"{tracking_uri.rstrip('/')}/health", timeout=5):
+            return None
+    except urllib.error.HTTPError:
+        return None
+    except OSError as error:
+        reason = getattr(error, "reason", error)
+        return (
+            f"has tracking.mlflow.tracking_uri {tracking_uri}, which does not answer ({reason}): start the tracking "
+            "server, or set a local folder (MLflow's file store)"
+        )
 
 
 def experiment_id(mlflow, name: str) -> str:

@@ -2,8 +2,10 @@
 EventAccumulator, hold what log_history.json holds, step for step, and a resumed run continues one history."""
 
 import dataclasses
+import http.server
 import json
 import shutil
+import threading
 
 import pytest
 from helpers import TINY_TRAINING
@@ -150,6 +152,34 @@ def test_wandb_online_with_no_key_or_no_network_is_refused_when_the_job_starts(m
         job_trackers("logs/tracking/pretrain")
     monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("wandb", mode="offline")))
     assert job_trackers("logs/tracking/pretrain") == ("wandb",)
+
+
+class Health(http.server.BaseHTTPRequestHandler):
+    """A tracking server's health check answering with the class's status."""
+
+    status = 200
+
+    def do_GET(self):
+        self.send_response(self.status if self.path == "/health" else 404)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize("status", [200, 401])  # a server that asks for credentials answers too
+def test_an_mlflow_server_that_does_not_answer_is_refused_when_the_job_starts(monkeypatch, status):
+    monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("mlflow", uri="http://127.0.0.1:9")))
+    with pytest.raises(DataError, match=r"'mlflow' has tracking.mlflow.tracking_uri http://127.0.0.1:9, which does "
+                       r"not answer \(.*\): start the tracking server, or set a local folder"):  # fmt: skip
+        job_trackers("logs/tracking/pretrain")
+    server = http.server.HTTPServer(("127.0.0.1", 0), type("Answer", (Health,), {"status": status}))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("mlflow", uri=f"http://127.0.0.1:{server.server_port}/")))
+        assert job_trackers("logs/tracking/pretrain") == ("mlflow",)
+    finally:
+        server.shutdown()
 
 
 CANARY = "hf_trackerCanary0123456789abcdefghij"  # a secret in the environment, which no file the run writes may hold
