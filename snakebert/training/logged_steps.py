@@ -4,18 +4,19 @@ A run killed after logging steps its last checkpoint does not hold (kill -9, a l
 resumes. TensorBoard's history purges them (tracking_tensorboard.py); W&B and MLflow cannot take a step back, so
 their callbacks skip every step up to the last one the run's earlier segments sent. Resume is bit-identical, so
 what they skip equals what they hold, but for the seconds-based rates. The last step sent is kept in the run's
-history folder, one file per tracker, written by the main process after each logging step."""
+history folder, one file per tracker and run identity (a fine-tuning run's folder is its task, model, rate and seed,
+which runs of other settings share), written by the main process after each logging step."""
 
 from pathlib import Path
 
 
 class SkipsLoggedSteps:
     """A mixin for a transformers tracker callback (before it in the bases): its `on_log` passes a step on only if
-    the run's earlier segments did not send it (`folder`/`tracker`-logged-step holds the last one they sent)."""
+    the run `identity`'s earlier segments did not send it (`folder`/`tracker`-`identity`.step holds the last one)."""
 
-    def __init__(self, folder: Path, tracker: str, *args, **kwargs) -> None:
+    def __init__(self, folder: Path, tracker: str, identity: str, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.marker = folder / f"{tracker}-logged-step"
+        self.marker = folder / f"{tracker}-{identity}.step"
         self.sent_before = 0
 
     def on_train_begin(self, args, state, control, **kwargs):

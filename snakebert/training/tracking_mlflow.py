@@ -66,7 +66,7 @@ class MlflowHistory(SkipsLoggedSteps, MLflowCallback):
     logs them; each segment's first step marked (`segment/start`), as in TensorBoard's history."""
 
     def __init__(self, run: TrackedRun) -> None:
-        super().__init__(run.folder, "mlflow")
+        super().__init__(run.folder, "mlflow", run.identity)
         self.run = run
 
     def setup(self, args, state, model):

@@ -52,7 +52,7 @@ class WandbHistory(SkipsLoggedSteps, WandbCallback):
     as the run's config; each segment's first step is marked (`segment/start`), as in TensorBoard's history."""
 
     def __init__(self, run: TrackedRun) -> None:
-        super().__init__(run.folder, "wandb")
+        super().__init__(run.folder, "wandb", run.identity)
         self.run = run
 
     def setup(self, args, state, model, **kwargs):

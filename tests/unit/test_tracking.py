@@ -6,6 +6,7 @@ import http.server
 import json
 import shutil
 import threading
+from types import SimpleNamespace
 
 import pytest
 from helpers import TINY_TRAINING
@@ -16,6 +17,7 @@ from snakebert.config_checks import tracking_problems
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
 from snakebert.training.job import TrainingJob
+from snakebert.training.logged_steps import SkipsLoggedSteps
 from snakebert.training.pretrain import pretrain
 from snakebert.training.trackers import TRACKING_ENV, job_trackers
 from snakebert.training.tracking_tensorboard import flat_scalars
@@ -152,6 +154,41 @@ def test_wandb_online_with_no_key_or_no_network_is_refused_when_the_job_starts(m
         job_trackers("logs/tracking/pretrain")
     monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("wandb", mode="offline")))
     assert job_trackers("logs/tracking/pretrain") == ("wandb",)
+
+
+class Sent:
+    """A tracker callback that records the steps it is given."""
+
+    def __init__(self):
+        self.steps = []
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        pass
+
+    def on_log(self, args, state, control, **kwargs):
+        self.steps.append(state.global_step)
+
+
+class SkippingSent(SkipsLoggedSteps, Sent):
+    pass
+
+
+def segment(folder, identity, steps, rank_zero=True) -> list[int]:
+    """What a tracker is sent by a segment of run `identity` that logs `steps`, reporting into `folder`."""
+    callback = SkippingSent(folder, "tracker", identity)
+    callback.on_train_begin(None, SimpleNamespace(global_step=steps[0] - 1, is_world_process_zero=rank_zero), None)
+    for step in steps:
+        callback.on_log(None, SimpleNamespace(global_step=step, is_world_process_zero=rank_zero), None, logs={})
+    return callback.steps
+
+
+def test_a_segment_skips_the_steps_its_run_sent_before_and_runs_sharing_a_folder_do_not_meet(tmp_path):
+    """A fine-tuning run's folder is its task, model, rate and seed: runs of other settings (another fingerprint)
+    report into it too, and each is sent all of its own steps."""
+    assert segment(tmp_path, "run-a", [1, 2, 3, 4]) == [1, 2, 3, 4]
+    assert segment(tmp_path, "run-a", [3, 4, 5, 6]) == [5, 6]  # resumed from step 2 after a kill at step 4
+    assert segment(tmp_path, "run-b", [1, 2, 3]) == [1, 2, 3]  # other settings, the same folder
+    assert segment(tmp_path, "run-a", [7, 8], rank_zero=False) == [7, 8] and segment(tmp_path, "run-a", [7]) == [7]
 
 
 class Health(http.server.BaseHTTPRequestHandler):
