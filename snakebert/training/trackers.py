@@ -53,6 +53,21 @@ def mlflow_history(run: TrackedRun):
     return MlflowHistory(run)
 
 
+def unreachable(url: str) -> str | None:
+    """Why `url` gets no HTTP answer from here, through the environment's proxy settings as a tracker's own client
+    goes; None when it answers, whatever the status (a refusal of credentials is an answer)."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=5):
+            return None
+    except urllib.error.HTTPError:
+        return None
+    except (OSError, ValueError) as error:
+        return str(getattr(error, "reason", error))
+
+
 def no_start_problem(options: dict) -> str | None:
     return None
 

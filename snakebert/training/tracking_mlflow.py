@@ -6,15 +6,13 @@ phases). A local tracking URI is MLflow's file store: one folder per run, so tha
 system each write their own."""
 
 import os
-import urllib.error
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
 from transformers.integrations import MLflowCallback
 
 from .logged_steps import SkipsLoggedSteps
-from .trackers import MLFLOW_SERVER_SCHEMES, TrackedRun
+from .trackers import MLFLOW_SERVER_SCHEMES, TrackedRun, unreachable
 from .tracking_tensorboard import flat_scalars
 
 RUN_TAG = "snakebert_run"  # the tag that holds a run's identity, its checkpoint fingerprint
@@ -33,21 +31,17 @@ def store_uri(tracking_uri: str) -> str:
 
 
 def server_problem(tracking_uri: str) -> str | None:
-    """Why a job cannot report to the tracking server `tracking_uri`: it does not answer MLflow's health check (any
-    HTTP answer, a refusal of credentials included, is a server that answers); None for a local folder."""
+    """Why a job cannot report to the tracking server `tracking_uri`: it does not answer MLflow's health check; None
+    for a local folder."""
     if urlparse(tracking_uri).scheme not in MLFLOW_SERVER_SCHEMES:
         return None
-    try:
-        with urllib.request.urlopen(f"{tracking_uri.rstrip('/')}/health", timeout=5):
-            return None
-    except urllib.error.HTTPError:
+    reason = unreachable(f"{tracking_uri.rstrip('/')}/health")
+    if reason is None:
         return None
-    except OSError as error:
-        reason = getattr(error, "reason", error)
-        return (
-            f"has tracking.mlflow.tracking_uri {tracking_uri}, which does not answer ({reason}): start the tracking "
-            "server, or set a local folder (MLflow's file store)"
-        )
+    return (
+        f"has tracking.mlflow.tracking_uri {tracking_uri}, which does not answer ({reason}): start the tracking "
+        "server, or set a local folder (MLflow's file store)"
+    )
 
 
 def experiment_id(mlflow, name: str) -> str:

@@ -6,13 +6,12 @@ key in the environment and the network, both checked when the job starts."""
 
 import netrc
 import os
-import socket
 from urllib.parse import urlparse
 
 from transformers.integrations import WandbCallback
 
 from .logged_steps import SkipsLoggedSteps
-from .trackers import TrackedRun
+from .trackers import TrackedRun, unreachable
 from .tracking_tensorboard import flat_scalars
 
 DEFAULT_HOST = "https://api.wandb.ai"  # where W&B sends a run unless WANDB_BASE_URL says otherwise
@@ -37,14 +36,13 @@ def online_problem(mode: str) -> str | None:
             "config) or run `wandb login`, or set tracking.wandb.mode: offline and send the run later with "
             "`wandb sync`"
         )
-    try:
-        socket.create_connection((base.hostname, base.port or 443), timeout=5).close()
-    except OSError as error:
-        return (
-            f"has tracking.wandb.mode: online and {base.hostname} cannot be reached ({error}): set "
-            "tracking.wandb.mode: offline and send the run later with `wandb sync`"
-        )
-    return None
+    reason = unreachable(base.geturl())
+    if reason is None:
+        return None
+    return (
+        f"has tracking.wandb.mode: online and {base.hostname} cannot be reached ({reason}): set "
+        "tracking.wandb.mode: offline and send the run later with `wandb sync`"
+    )
 
 
 class WandbHistory(SkipsLoggedSteps, WandbCallback):

@@ -152,8 +152,16 @@ def test_wandb_online_with_no_key_or_no_network_is_refused_when_the_job_starts(m
     monkeypatch.setenv("WANDB_BASE_URL", "http://127.0.0.1:9")  # the discard port: nothing listens
     with pytest.raises(DataError, match=r"online and 127.0.0.1 cannot be reached .*: set tracking.wandb.mode: offline"):
         job_trackers("logs/tracking/pretrain")
+    server = http.server.HTTPServer(("127.0.0.1", 0), Health)  # a host that answers, whatever it answers
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("WANDB_BASE_URL", f"http://127.0.0.1:{server.server_port}")
+        assert job_trackers("logs/tracking/pretrain") == ("wandb",)  # online, with a key and a route
+    finally:
+        server.shutdown()
+    monkeypatch.delenv("WANDB_API_KEY")
     monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("wandb", mode="offline")))
-    assert job_trackers("logs/tracking/pretrain") == ("wandb",)
+    assert job_trackers("logs/tracking/pretrain") == ("wandb",)  # offline needs neither
 
 
 class Sent:
