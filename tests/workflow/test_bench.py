@@ -101,8 +101,9 @@ def test_static_shapes_bench_reports_losses_and_speeds_of_both_paths(data_half):
 
 def test_calibration_bench_compares_both_projections_with_the_run(tmp_path):
     report = run_bench(
-        "bench/calibration.py", "--steps", "12", "--calibrate-steps", "3", "--warmup", "2", "--workdir", str(tmp_path)
-    )
+        "bench/calibration.py", "--steps", "12", "--calibrate-steps", "3", "--warmup", "2", "--speeches", "8",
+        "--workdir", str(tmp_path),
+    )  # fmt: skip
     assert report["steps"] == 12 and report["actual_wall_seconds"] > report["actual_train_seconds"] > 0
     for name in ("calibration_before", "calibration_after"):
         assert report[name]["projected_wall_seconds"] > report[name]["projected_train_seconds"] > 0
