@@ -13,6 +13,19 @@ from ..config_defaults import schema_defaults
 from ..errors import DataError
 
 
+def flat_scalars(settings: dict, prefix: str = "") -> dict:
+    """`settings` as every tracker's hyperparameters (TensorBoard's, W&B's config, MLflow's parameters): nested keys
+    joined by dots; a list or null as its JSON text."""
+    flat = {}
+    for key, value in settings.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(flat_scalars(value, f"{name}."))
+        else:
+            flat[name] = value if isinstance(value, (bool, int, float, str)) else json.dumps(value)
+    return flat
+
+
 @dataclass(frozen=True)
 class TrackedRun:
     """What every tracker is given: the run's history folder, its identity (the checkpoint fingerprint, which every

@@ -12,8 +12,7 @@ from urllib.parse import urlparse
 from transformers.integrations import MLflowCallback
 
 from .logged_steps import SkipsLoggedSteps
-from .trackers import MLFLOW_SERVER_SCHEMES, TrackedRun, unreachable
-from .tracking_tensorboard import flat_scalars
+from .trackers import MLFLOW_SERVER_SCHEMES, TrackedRun, flat_scalars, unreachable
 
 RUN_TAG = "snakebert_run"  # the tag that holds a run's identity, its checkpoint fingerprint
 PARAMS_PER_CALL = 100  # MLflow's limit on parameters logged in one call

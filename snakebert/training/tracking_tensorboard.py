@@ -6,22 +6,11 @@ an earlier segment logged after its last checkpoint appears once, as this segmen
 first step (the scalar `segment/start`) and records the job's settings as its hyperparameters.
 """
 
-import json
 from pathlib import Path
 
 from transformers.integrations import TensorBoardCallback
 
-
-def flat_scalars(settings: dict, prefix: str = "") -> dict:
-    """`settings` as TensorBoard hyperparameters: nested keys joined by dots; a list or null as its JSON text."""
-    flat = {}
-    for key, value in settings.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(flat_scalars(value, f"{name}."))
-        else:
-            flat[name] = value if isinstance(value, (bool, int, float, str)) else json.dumps(value)
-    return flat
+from .trackers import flat_scalars
 
 
 class SegmentHistory(TensorBoardCallback):

@@ -11,8 +11,7 @@ from urllib.parse import urlparse
 from transformers.integrations import WandbCallback
 
 from .logged_steps import SkipsLoggedSteps
-from .trackers import TrackedRun, unreachable
-from .tracking_tensorboard import flat_scalars
+from .trackers import TrackedRun, flat_scalars, unreachable
 
 DEFAULT_HOST = "https://api.wandb.ai"  # where W&B sends a run unless WANDB_BASE_URL says otherwise
 

@@ -19,8 +19,7 @@ from snakebert.errors import DataError
 from snakebert.training.job import TrainingJob
 from snakebert.training.logged_steps import SkipsLoggedSteps
 from snakebert.training.pretrain import pretrain
-from snakebert.training.trackers import TRACKING_ENV, job_trackers
-from snakebert.training.tracking_tensorboard import flat_scalars
+from snakebert.training.trackers import TRACKING_ENV, flat_scalars, job_trackers
 
 # each history key of a training log entry: its TensorBoard tag (transformers' rewrite_logs: train/ or eval/)
 TAGS = {"loss": "train/loss", "learning_rate": "train/learning_rate", "grad_norm": "train/grad_norm",
