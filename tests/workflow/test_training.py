@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import CORES, REPO, interrupting_env, planned_jobs, snakemake, training_config, write_config
+from helpers import CORES, REPO, TINY_TRAINING, interrupting_env, planned_jobs, snakemake, training_config, write_config
 from shared_builds import copy_build
 from tensorboard_history import events, scalars
 from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
@@ -46,7 +46,7 @@ def test_evaluation_beats_chance_and_is_repeatable(trained):
     # a handful of masked tokens: the loss, not the accuracy, is what can show learning at this size
     assert metrics["mlm_loss"] < math.log(1 / metrics["chance_accuracy"]) - 0.5
     assert 0 <= metrics["masked_token_accuracy"] <= 1
-    settings = {"batch_size": 8, "seed": 1234, "max_blocks": None}
+    settings = {"seed": 1234, **{key: TINY_TRAINING["evaluate"][key] for key in ("batch_size", "max_blocks")}}
     masking = {"mlm_probability": 0.15, "max_predictions": None}
     again = evaluate(str(trained / "results/model"), str(trained / "results/dataset/manifest.json"), settings, masking)
     assert again == metrics
