@@ -8,7 +8,6 @@ import statistics
 from collections.abc import Callable
 
 import numpy as np
-from scipy.stats import pearsonr, spearmanr
 
 
 def confusion(truth: np.ndarray, predicted: np.ndarray, classes: int) -> np.ndarray:
@@ -36,10 +35,21 @@ CLASS_METRICS: dict[str, Callable[[np.ndarray], float]] = {  # from the confusio
     "f1": lambda counts: _f1_by_class(counts)[1],  # of the second class (binary tasks)
     "matthews": _matthews,
 }
-NUMBER_METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
-    "pearson": lambda truth, predicted: pearsonr(truth, predicted).statistic,
-    "spearman": lambda truth, predicted: spearmanr(truth, predicted).statistic,
-}
+
+
+def _pearson(truth: np.ndarray, predicted: np.ndarray) -> float:
+    from scipy.stats import pearsonr  # imported by a regression task alone: scipy.stats costs every job half a second
+
+    return pearsonr(truth, predicted).statistic
+
+
+def _spearman(truth: np.ndarray, predicted: np.ndarray) -> float:
+    from scipy.stats import spearmanr
+
+    return spearmanr(truth, predicted).statistic
+
+
+NUMBER_METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {"pearson": _pearson, "spearman": _spearman}
 METRICS = (*CLASS_METRICS, *NUMBER_METRICS)  # every metric's name, as the schema lists them
 DEFAULT_METRICS = {"classification": ["macro_f1", "accuracy"], "regression": ["pearson", "spearman"]}
 

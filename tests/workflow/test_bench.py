@@ -74,7 +74,8 @@ def test_gpu_bench_runs_both_paths_interleaved_and_reports_their_ratios_on_the_c
 
 def test_scaling_bench_reports_memory_cores_and_overhead(tmp_path):
     report = run_bench(
-        "bench/scaling.py", "--speeches", "4", "--reps", "1", "--scale", "2", "--shards", "5", "--workdir", str(tmp_path),
+        "bench/scaling.py", "--speeches", "4", "--reps", "1", "--scale", "2", "--shards", "5",
+        "--workdir", str(tmp_path),
         "--validation-fraction", "0.4",  # shards of a few blocks: the manifest needs a validation block
         "--vocab", "1000",  # what 4 speeches fill: the tokenizer refuses a sample far short of its vocabulary
     )  # fmt: skip
