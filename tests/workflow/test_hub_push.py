@@ -41,7 +41,7 @@ def test_token_reaches_neither_commands_nor_logs_nor_outputs(workdir, monkeypatc
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
     for name, value in TRACKER_SECRETS.items():
         monkeypatch.setenv(name, value)
-    config = training_config(workdir, hub=HUB)
+    config = training_config(workdir, hub=HUB, finetune={"seeds": 1})  # every kind of job, each run once
     plan = snakemake(workdir, "-n", "-p", config=config)
     assert "push_to_hub.py" in plan.stdout
     done = snakemake(workdir, config=config, check=False)
