@@ -66,11 +66,12 @@ def reference_folder(package: str) -> Path:
     return folders[0]
 
 
-def snakemake(workdir: Path, config: Path, target: str, log: Path, cores: int = 2) -> float:
-    """Build `target` in `workdir` with `cores` (each job gets at most that many); the wall seconds. Snakemake's
-    output goes to `log`."""
+def snakemake(workdir: Path, config: Path, target: str | list[str], log: Path, cores: int = 2) -> float:
+    """Build `target` (one file or several) in `workdir` with `cores` (each job gets at most that many); the wall
+    seconds. Snakemake's output goes to `log`."""
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", str(cores)]
-    command += [target, "--configfile", str(config)]  # --configfile takes every path after it
+    targets = [target] if isinstance(target, str) else target
+    command += [*targets, "--configfile", str(config)]  # --configfile takes every path after it
     start = time.monotonic()
     with open(log, "w") as output:
         done = subprocess.run(command, cwd=workdir, env=ENV, stdout=output, stderr=subprocess.STDOUT)
