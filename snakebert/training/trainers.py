@@ -5,6 +5,7 @@ Each trainer trains in EpochSampler's order (a pure function of the shuffle seed
 run's learning-rate schedule (schedule.py), evaluates with the evaluation's own masking, and logs its progress as
 one line per logging step."""
 
+import logging
 import math
 import time
 from pathlib import Path
@@ -83,12 +84,38 @@ class StepSeconds(TrainerCallback):
         return taken
 
 
+def untied_missing(model, missing: list[str]) -> list[str]:
+    """The keys a checkpoint load missed that hold a weight of their own: a decoder tied to the input embeddings is
+    one weight under two names, saved once, and loading the other name restores it."""
+    named = dict(model.named_parameters(remove_duplicate=False))
+    loaded = [parameter for name, parameter in named.items() if name not in missing]
+    return [name for name in missing if not any(named.get(name) is parameter for parameter in loaded)]
+
+
+class PhaseBatchNotice(logging.Filter):
+    """Drops transformers' warning that the batch size differs from the resumed checkpoint's when that is all it
+    says: a phase starts from the previous phase's last checkpoint with its own batch size (phases.py), which the
+    log's phase line already gives. Any other mismatch is still warned."""
+
+    HEADING = "Warning: The following arguments do not match"
+    BATCH_LINE = "\tper_device_train_batch_size: "
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        heading, *mismatches = record.getMessage().splitlines()
+        only_batch = mismatches and all(line.startswith(self.BATCH_LINE) for line in mismatches)
+        return not (heading.startswith(self.HEADING) and only_batch)
+
+
+RESUME_LOGGER = "transformers.trainer_utils"  # where transformers compares a checkpoint's arguments with the run's
+
+
 class PhaseTraining(EpochOrder, SealedCheckpoints):
     """A trainer mixin for one phase of a run (the class attributes `phase`, `settings`, `eval_collator` and
     `segment`): the schedule of schedule.py, evaluation masked as every evaluation is, and sealed checkpoints that
     record the run's segments, kept `save_total_limit` at a time once a newer one is complete. Each logged training
     loss comes with the phase, its block size, and the samples and tokens per second of the steps since the last
-    one (StepSeconds `step_seconds`)."""
+    one (StepSeconds `step_seconds`). A resumed checkpoint's missing keys are warned of only when they are not tied to
+    a loaded weight (untied_missing)."""
 
     phase: Phase
     settings: dict
@@ -112,6 +139,11 @@ class PhaseTraining(EpochOrder, SealedCheckpoints):
         if self.is_world_process_zero():
             rotate(Path(self.args.output_dir), self.settings["save_total_limit"])
         self.segment.save_seconds = self.save_seconds
+
+    def _issue_warnings_after_load(self, load_result):
+        super()._issue_warnings_after_load(
+            load_result._replace(missing_keys=untied_missing(self.model, load_result.missing_keys))
+        )
 
     def get_train_dataloader(self):
         # transformers 4.51 takes the batch size of the checkpoint it resumes, at a phase boundary the previous
@@ -208,6 +240,9 @@ def build_trainer(
     trainer = trainer_class(
         model=model, args=args, data_collator=collators[0], train_dataset=train, eval_dataset=validation, **extra
     )
+    resume_logger = logging.getLogger(RESUME_LOGGER)
+    if not any(isinstance(found, PhaseBatchNotice) for found in resume_logger.filters):
+        resume_logger.addFilter(PhaseBatchNotice())
     trainer.remove_callback(PrinterCallback)
     trainer.add_callback(SamplerEpoch(trainer))
     trainer.add_callback(step_seconds)
