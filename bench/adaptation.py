@@ -19,14 +19,16 @@ pretrained, then fine-tuned in ARM's working directory as a `finetune.compare` e
 initialisation are fine-tuned once, not once per arm. There each model's runs are built in turn (the pretrained model,
 the base, the compared arms, random initialisation) before the summary, so a stopped bench keeps whole models' runs, and
 a rerun with the same --workdir builds only what is missing. The bench prints, per arm, the pretraining job's seconds
-and held-out MLM loss, then per model the main metric of each protocol (median and min-max over seeds) and each gain
-with its 95% interval and verdict. Everything it reads is also written to <workdir>/adaptation.json.
+and held-out MLM loss, then per model the main metric of each protocol (median and min-max over seeds) and the median
+seconds of its fine-tuning runs, and each gain with its 95% interval and verdict. Everything it reads is also written to
+<workdir>/adaptation.json.
 """
 
 import argparse
 import csv
 import json
 import re
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -76,9 +78,17 @@ def run_stages(task: str, recipe: dict, seeds: int, models: list[str]) -> list[l
             for model in models]  # fmt: skip
 
 
-def pretrain_seconds(workdir: Path) -> float:
-    with open(workdir / "benchmarks/pretrain.tsv") as table:
+def job_seconds(benchmark: Path) -> float:
+    """The wall seconds of the job whose benchmark file this is."""
+    with open(benchmark) as table:
         return float(next(csv.DictReader(table, delimiter="\t"))["s"])
+
+
+def finetune_seconds(workdir: Path, task: str) -> dict[str, float]:
+    """{model: the median wall seconds of its fine-tuning runs}."""
+    folders = sorted(path for path in (workdir / "benchmarks/finetune" / task).glob("*") if path.is_dir())
+    runs = {folder.name: [job_seconds(path) for path in folder.glob("**/seed-*.tsv")] for folder in folders}
+    return {model: statistics.median(seconds) for model, seconds in runs.items() if seconds}
 
 
 def protocols_of(metrics: dict) -> list[tuple[str, dict]]:
@@ -88,11 +98,13 @@ def protocols_of(metrics: dict) -> list[tuple[str, dict]]:
     return [(name, section) for name, section in found if section]
 
 
-def protocol_rows(arm: str, name: str, section: dict) -> list[str]:
+def protocol_rows(arm: str, name: str, section: dict, seconds: dict[str, float]) -> list[str]:
+    """Each model's main metric under one protocol, and the median seconds of its runs (`seconds`, where known)."""
     rows = []
     for model, entry in section["models"].items():
         summary = entry["summary"].get(section_metric(section))
-        rows.append(f"| {arm} | {name} | {model} | {spread(summary)} |")
+        run = f"{seconds[model]:.0f}" if model in seconds else "-"
+        rows.append(f"| {arm} | {name} | {model} | {spread(summary)} | {run} |")
     return rows
 
 
@@ -164,15 +176,20 @@ def main() -> None:
             seconds += snakemake(workdir, config_file, target, workdir / "snakemake.log")
             metrics = json.loads((workdir / target).read_text())
         evaluation = json.loads((workdir / "results/eval/metrics.json").read_text())
-        results["arms"][arm] = {"config": config, "snakemake_seconds": seconds,
-                                "pretrain_seconds": pretrain_seconds(workdir), "mlm_loss": evaluation["mlm_loss"],
-                                "metrics": metrics}  # fmt: skip
+        results["arms"][arm] = {
+            "config": config,
+            "snakemake_seconds": seconds,
+            "pretrain_seconds": job_seconds(workdir / "benchmarks/pretrain.tsv"),
+            "mlm_loss": evaluation["mlm_loss"],
+            "metrics": metrics,
+            "finetune_seconds": finetune_seconds(workdir, args.task),
+        }
         print(f"{arm}: done in {seconds:.0f} s", flush=True)
     (root / "adaptation.json").write_text(json.dumps(results, indent=1) + "\n")
     lines = ["| arm | pretraining s | held-out MLM loss |", "| --- | ---: | ---: |"]
     lines += [f"| {arm} | {found['pretrain_seconds']:.0f} | {found['mlm_loss']:.3f} |"
               for arm, found in results["arms"].items()]  # fmt: skip
-    lines += ["", "| arm | protocol | model | main metric |", "| --- | --- | --- | ---: |"]
+    lines += ["", "| arm | protocol | model | main metric | s per run |", "| --- | --- | --- | ---: | ---: |"]
     gains = ["", "| arm | protocol | pretraining gain (vs random) | adaptation gain (vs base) |"]
     gains.append("| --- | --- | --- | --- |")
     for arm, found in results["arms"].items():
@@ -180,7 +197,7 @@ def main() -> None:
         if metrics is None:
             continue
         for name, section in protocols_of(metrics):
-            lines += protocol_rows(arm, name, section)
+            lines += protocol_rows(arm, name, section, found["finetune_seconds"] if section is metrics else {})
             gains.append(f"| {arm} | {name} | {gain_text(section['pretraining_gain'])} | "
                          f"{gain_text(section['adaptation_gain'])} |")  # fmt: skip
     if host is not None:
