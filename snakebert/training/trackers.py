@@ -26,6 +26,9 @@ def flat_scalars(settings: dict, prefix: str = "") -> dict:
     return flat
 
 
+HISTORY_ROOT = ("logs", "tracking")  # the folder under which the rules keep every run's history
+
+
 @dataclass(frozen=True)
 class TrackedRun:
     """What every tracker is given: the run's history folder, its identity (the checkpoint fingerprint, which every
@@ -40,10 +43,11 @@ class TrackedRun:
     @property
     def name(self) -> str:
         """The run's name in a tracker's list: its folder under logs/tracking (pretrain/<fingerprint>,
-        finetune/{task}/{model}/...), after `tracking.run_name` when that is set."""
+        finetune/{task}/{model}/...; a task or model named `tracking` included), after `tracking.run_name` when that
+        is set."""
         parts = self.folder.parts
-        after = len(parts) - parts[::-1].index("tracking") if "tracking" in parts else len(parts) - 1
-        tail = "/".join(parts[after:])
+        anchors = [index + 2 for index in range(len(parts) - 1) if parts[index : index + 2] == HISTORY_ROOT]
+        tail = "/".join(parts[anchors[0] if anchors else len(parts) - 1 :])
         prefix = self.options.get("run_name")
         return f"{prefix}/{tail}" if prefix else tail
 

@@ -6,6 +6,7 @@ import http.server
 import json
 import shutil
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -19,7 +20,7 @@ from snakebert.errors import DataError
 from snakebert.training.job import TrainingJob
 from snakebert.training.logged_steps import SkipsLoggedSteps
 from snakebert.training.pretrain import pretrain
-from snakebert.training.trackers import TRACKING_ENV, flat_scalars, job_trackers
+from snakebert.training.trackers import TRACKING_ENV, TrackedRun, flat_scalars, job_trackers
 
 # each history key of a training log entry: its TensorBoard tag (transformers' rewrite_logs: train/ or eval/)
 TAGS = {"loss": "train/loss", "learning_rate": "train/learning_rate", "grad_norm": "train/grad_norm",
@@ -97,6 +98,19 @@ def test_the_jobs_take_the_trackers_the_workflow_sets_in_their_environment(monke
     monkeypatch.setenv(TRACKING_ENV, json.dumps({**schema_defaults("tracking"), "trackers": ["tensorboard"]}))
     assert job_trackers("logs/tracking/pretrain") == ("tensorboard",)
     assert job_trackers(None) == ()  # a job that keeps no history (calibrate's bursts)
+
+
+@pytest.mark.parametrize(
+    "folder, prefix, name",
+    [
+        ("logs/tracking/pretrain/ab12", None, "pretrain/ab12"),
+        ("logs/tracking/finetune/tracking/tracking/chosen/seed-1", None, "finetune/tracking/tracking/chosen/seed-1"),
+        ("logs/tracking/finetune/party/base/chosen/seed-2", "week-3", "week-3/finetune/party/base/chosen/seed-2"),
+    ],
+)
+def test_a_runs_name_is_its_folder_under_logs_tracking_whatever_its_task_and_model_are_named(folder, prefix, name):
+    run = TrackedRun(Path(folder), "ab12", {}, {**schema_defaults("tracking"), "run_name": prefix})
+    assert run.name == name
 
 
 def tracking(*trackers: str, uri: str = "logs/tracking/mlflow", mode: str = "offline") -> dict:
