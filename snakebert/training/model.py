@@ -15,6 +15,7 @@ Adding an architecture is an entry in ARCHITECTURES, the schema's `model.archite
 
 import json
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from transformers import (
     XLMRobertaForMaskedLM,
 )
 from transformers.modeling_outputs import MaskedLMOutput
+from transformers.utils import logging as hf_logging
 
 from ..config_defaults import schema_defaults
 from ..errors import DataError
@@ -182,18 +184,33 @@ def masked_logits(model, input_ids: torch.Tensor, positions: torch.Tensor) -> to
 def masked_positions_model(config: PretrainedConfig, base: str | None = None, tokenizer=None):
     """The model of `config` as it trains: initialised from the global seed, or a continued run's `base` weights. A
     base without a masked LM head (an encoder alone) gets a fresh head, drawn from the global seed, its decoder tied
-    to the input embeddings; the log says so. With the run's `tokenizer`, rows for the words it adds to the base's
-    (grow_embeddings)."""
+    to the input embeddings; the log says so, and names any weights of the base the masked LM does not use. With the
+    run's `tokenizer`, rows for the words it adds to the base's (grow_embeddings)."""
     trained = architecture_of(config).trained
     if base is None:
         return trained(config)
-    model, loading = trained.from_pretrained(base, config=config, output_loading_info=True)
+    with transformers_errors_only():  # its own report calls a base without a head corrupted: ours says what it is
+        model, loading = trained.from_pretrained(base, config=config, output_loading_info=True)
     if loading["missing_keys"]:
         print(f"model.init_from {base!r}: no weights for {', '.join(sorted(loading['missing_keys']))}; they start "
               "fresh (a base without its masked LM head)", flush=True)  # fmt: skip
+    if loading["unexpected_keys"]:
+        print(f"model.init_from {base!r}: its {', '.join(sorted(loading['unexpected_keys']))} are not used (a masked "
+              "LM has no place for them)", flush=True)  # fmt: skip
     if tokenizer is not None:
         grow_embeddings(model, tokenizer, base)
     return model
+
+
+@contextmanager
+def transformers_errors_only():
+    """transformers logs errors only, not warnings, inside the block (its verbosity is restored after it)."""
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
 
 
 def grow_embeddings(model, tokenizer, base: str) -> None:

@@ -5,6 +5,7 @@ import logging
 from types import SimpleNamespace
 
 import pytest
+from log_records import logged
 from transformers import BertConfig, BertForMaskedLM, ModernBertConfig, ModernBertForMaskedLM
 from transformers.trainer_utils import compare_trainer_and_checkpoint_args
 
@@ -33,24 +34,14 @@ def test_an_untied_decoder_is_missing():
     assert untied_missing(model, ["cls.predictions.decoder.weight"]) == ["cls.predictions.decoder.weight"]
 
 
-class Records(logging.Handler):
-    def __init__(self):
-        super().__init__()
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage())
-
-
 @pytest.fixture
 def resume_log():
-    """transformers' resume logger with the filter every trainer adds, and what reaches its handlers."""
-    logger, notice, records = logging.getLogger(RESUME_LOGGER), PhaseBatchNotice(), Records()
+    """What reaches transformers' resume logger with the filter every trainer adds."""
+    logger, notice = logging.getLogger(RESUME_LOGGER), PhaseBatchNotice()
     logger.addFilter(notice)
-    logger.addHandler(records)
-    yield records.messages
+    with logged(RESUME_LOGGER) as messages:
+        yield messages
     logger.removeFilter(notice)
-    logger.removeHandler(records)
 
 
 def arguments(batch: int, logging_steps: int = 10) -> SimpleNamespace:
