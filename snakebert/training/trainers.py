@@ -106,7 +106,9 @@ class PhaseBatchNotice(logging.Filter):
         return not (heading.startswith(self.HEADING) and only_batch)
 
 
-RESUME_LOGGER = "transformers.trainer_utils"  # where transformers compares a checkpoint's arguments with the run's
+# where transformers compares a resumed checkpoint's arguments with the run's: a function of trainer_utils in
+# transformers 5, a Trainer method in 4.51 (the HPU stack's)
+RESUME_LOGGERS = ("transformers.trainer_utils", "transformers.trainer")
 
 
 class PhaseTraining(EpochOrder, SealedCheckpoints):
@@ -240,9 +242,9 @@ def build_trainer(
     trainer = trainer_class(
         model=model, args=args, data_collator=collators[0], train_dataset=train, eval_dataset=validation, **extra
     )
-    resume_logger = logging.getLogger(RESUME_LOGGER)
-    if not any(isinstance(found, PhaseBatchNotice) for found in resume_logger.filters):
-        resume_logger.addFilter(PhaseBatchNotice())
+    for resume_logger in map(logging.getLogger, RESUME_LOGGERS):
+        if not any(isinstance(found, PhaseBatchNotice) for found in resume_logger.filters):
+            resume_logger.addFilter(PhaseBatchNotice())
     trainer.remove_callback(PrinterCallback)
     trainer.add_callback(SamplerEpoch(trainer))
     trainer.add_callback(step_seconds)

@@ -9,7 +9,7 @@ from log_records import logged
 from transformers import BertConfig, BertForMaskedLM, ModernBertConfig, ModernBertForMaskedLM
 from transformers.trainer_utils import compare_trainer_and_checkpoint_args
 
-from snakebert.training.trainers import RESUME_LOGGER, PhaseBatchNotice, untied_missing
+from snakebert.training.trainers import RESUME_LOGGERS, PhaseBatchNotice, untied_missing
 
 TINY = {"vocab_size": 64, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32}
 
@@ -36,10 +36,10 @@ def test_an_untied_decoder_is_missing():
 
 @pytest.fixture
 def resume_log():
-    """What reaches transformers' resume logger with the filter every trainer adds."""
-    logger, notice = logging.getLogger(RESUME_LOGGER), PhaseBatchNotice()
+    """What reaches transformers 5's resume logger with the filter every trainer adds."""
+    logger, notice = logging.getLogger(RESUME_LOGGERS[0]), PhaseBatchNotice()
     logger.addFilter(notice)
-    with logged(RESUME_LOGGER) as messages:
+    with logged(RESUME_LOGGERS[0]) as messages:
         yield messages
     logger.removeFilter(notice)
 
