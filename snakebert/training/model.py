@@ -181,24 +181,29 @@ def masked_logits(model, input_ids: torch.Tensor, positions: torch.Tensor) -> to
     return architecture.predict(model, hidden.gather(1, index))
 
 
-def masked_positions_model(config: PretrainedConfig, base: str | None = None, tokenizer=None):
+def masked_positions_model(config: PretrainedConfig, base: str | None = None, tokenizer=None, resuming: bool = False):
     """The model of `config` as it trains: initialised from the global seed, or a continued run's `base` weights. A
     base without a masked LM head (an encoder alone) gets a fresh head, drawn from the global seed, its decoder tied
     to the input embeddings; the log says so, and names any weights of the base the masked LM does not use. With the
-    run's `tokenizer`, rows for the words it adds to the base's (grow_embeddings)."""
+    run's `tokenizer`, rows for the words it adds to the base's (grow_embeddings). When `resuming`, a checkpoint of the
+    run replaces these weights, and the log says nothing of them."""
     trained = architecture_of(config).trained
     if base is None:
         return trained(config)
     with transformers_errors_only():  # its own report calls a base without a head corrupted: ours says what it is
         model, loading = trained.from_pretrained(base, config=config, output_loading_info=True)
+    notes = []
     if loading["missing_keys"]:
-        print(f"model.init_from {base!r}: no weights for {', '.join(sorted(loading['missing_keys']))}; they start "
-              "fresh (a base without its masked LM head)", flush=True)  # fmt: skip
+        notes.append(f"model.init_from {base!r}: no weights for {', '.join(sorted(loading['missing_keys']))}; they "
+                     "start fresh (a base without its masked LM head)")  # fmt: skip
     if loading["unexpected_keys"]:
-        print(f"model.init_from {base!r}: its {', '.join(sorted(loading['unexpected_keys']))} are not used (a masked "
-              "LM has no place for them)", flush=True)  # fmt: skip
+        notes.append(f"model.init_from {base!r}: its {', '.join(sorted(loading['unexpected_keys']))} are not used "
+                     "(a masked LM has no place for them)")  # fmt: skip
     if tokenizer is not None:
-        grow_embeddings(model, tokenizer, base)
+        notes += grow_embeddings(model, tokenizer, base)
+    if not resuming:
+        for note in notes:
+            print(note, flush=True)
     return model
 
 
@@ -213,11 +218,11 @@ def transformers_errors_only():
         hf_logging.set_verbosity(verbosity)
 
 
-def grow_embeddings(model, tokenizer, base: str) -> None:
+def grow_embeddings(model, tokenizer, base: str) -> list[str]:
     """Rows for the words `tokenizer` holds beyond the base's own tokenizer (tokenizer.add_tokens, appended after its
     ids): each row of the input embeddings (tied to the decoder), and of the output bias, starts as the mean of the
     rows of the pieces the base's tokenizer splits the word into (exBERT, AVocaDo). A base whose own tokenizer holds
-    more ids than its embeddings is refused."""
+    more ids than its embeddings is refused. What the log says of it: one line, none without added words."""
     theirs = load_named(AutoTokenizer.from_pretrained, base, "model.init_from")
     rows = model.get_input_embeddings().weight.shape[0]
     if len(theirs) > rows:
@@ -226,7 +231,7 @@ def grow_embeddings(model, tokenizer, base: str) -> None:
         )
     added = sorted(set(tokenizer.get_vocab().values()) - set(theirs.get_vocab().values()))
     if not added:
-        return
+        return []
     pieces = [theirs(word, add_special_tokens=False)["input_ids"] for word in tokenizer.convert_ids_to_tokens(added)]
     if added[-1] >= rows:
         model.resize_token_embeddings(added[-1] + 1, mean_resizing=False)
@@ -236,7 +241,7 @@ def grow_embeddings(model, tokenizer, base: str) -> None:
             weight[row] = weight[ids].mean(0)
             if bias is not None:
                 bias[row] = bias[ids].mean()
-    print(f"model.init_from {base!r}: {len(added)} added words, each embedding the mean of its pieces'", flush=True)
+    return [f"model.init_from {base!r}: {len(added)} added words, each embedding the mean of its pieces'"]
 
 
 def save_masked_lm(trainer, tokenizer, folder: Path) -> None:

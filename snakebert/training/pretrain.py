@@ -236,12 +236,12 @@ def run_history(run: Run) -> str | None:
     return str(Path(run.job.tracking) / run.folder.name)
 
 
-def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None):
+def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None, resuming: bool = False):
     """The trainer of `phase` in this job's `segment` of the run (default: a run from step 1), with the model as
-    initialised from the seed (a resumed checkpoint replaces it)."""
+    initialised from the seed (a checkpoint that it is `resuming` replaces it)."""
     job, settings = run.job, run.settings
     set_seed(settings["seed"])
-    model = masked_positions_model(run.config, job.model[INIT_FROM], run.tokenizer)
+    model = masked_positions_model(run.config, job.model[INIT_FROM], run.tokenizer, resuming)
     train = BlockDataset(run.manifest, Path(job.manifest).parent, "train", block_size=phase.block_size)
     collator = BlockCollator(run.tokenizer, phase.predictions, settings["seed"], settings["corruption"])
     collators = (collator, run.eval_collator)
@@ -301,7 +301,7 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
         if done and phase is not run.phases[-1]:
             records.append(phase_record(phase, None, None))
             continue
-        trainer, stop = phase_trainer(run, phase, segment), StopOnRequest(request, deadline)
+        trainer, stop = phase_trainer(run, phase, segment, resume is not None), StopOnRequest(request, deadline)
         trainer.add_callback(stop)
         result = trainer.train(resume_from_checkpoint=resume)
         trainer.accelerator.wait_for_everyone()  # every rank sees the phase's last checkpoint complete

@@ -166,7 +166,8 @@ def test_the_start_is_the_bases_weights_and_an_encoder_alone_gets_a_fresh_tied_h
     assert "its pooler.dense.bias, pooler.dense.weight are not used" in said
     assert transformers_said == []  # not its own report, which calls such a base corrupted
     torch.manual_seed(3)
-    again = masked_positions_model(config, str(encoder))
+    again = masked_positions_model(config, str(encoder), resuming=True)
+    assert capsys.readouterr().out == ""  # a resumed checkpoint replaces the fresh head: nothing to say of it
     assert torch.equal(first.bert.encoder.layer[0].output.dense.weight, whole.bert.encoder.layer[0].output.dense.weight)
     decoder = first.cls.predictions.decoder.weight
     assert decoder.data_ptr() == first.bert.embeddings.word_embeddings.weight.data_ptr()  # tied
@@ -224,23 +225,27 @@ def test_a_roberta_start_is_its_weights_and_an_encoder_alone_gets_a_fresh_tied_h
 
 
 def test_a_continued_roberta_run_resumed_from_a_checkpoint_ends_bit_identical(roberta_data, roberta_base, tmp_path,
-                                                                               monkeypatch):  # fmt: skip
-    """Four steps from the base's weights, checkpointed at each; with the last checkpoint gone (a run killed after
-    step 3), the rerun resumes from step 3 and saves the same bytes."""
+                                                                               monkeypatch, capsys):  # fmt: skip
+    """Four steps from the weights of the base's encoder (its head fresh, from the seed), checkpointed at each; with
+    the last checkpoint gone (a run killed after step 3), the rerun resumes from step 3 and saves the same bytes."""
+    encoder = shutil.copytree(roberta_base, tmp_path / "encoder")  # the base's tokenizer, then its encoder alone
+    RobertaModel.from_pretrained(roberta_base).save_pretrained(encoder)
     settings = {**schema_defaults("pretrain"), "max_steps": 4, "save_steps": 1, "logging_steps": 1, "eval_steps": 4,
                 "per_device_train_batch_size": 4, "eval_blocks": 4, "per_device_eval_batch_size": 4,
                 "warmup_steps": 1, "learning_rate": 1e-3}  # fmt: skip
-    model = {**dict.fromkeys(schema_defaults("model")), "init_from": roberta_base}
+    model = {**dict.fromkeys(schema_defaults("model")), "init_from": str(encoder)}
     job = TrainingJob(str(roberta_data.manifest), str(roberta_data.tokenizer), model, settings, backend="cpu",
                       checkpoints=str(tmp_path / "checkpoints"), threads=1)  # fmt: skip
     monkeypatch.delenv("WORLD_SIZE", raising=False)
     monkeypatch.chdir(tmp_path)
     metrics = pretrain(job, str(tmp_path / "model"))
-    assert metrics["steps"] == 4 and metrics["init_from"] == roberta_base
+    assert metrics["steps"] == 4 and metrics["init_from"] == str(encoder)
+    assert "they start fresh (a base without its masked LM head)" in capsys.readouterr().out
     [run] = [path for path in (tmp_path / "checkpoints").iterdir() if path.is_dir()]
     shutil.rmtree(run / "checkpoint-4")
     resumed = pretrain(job, str(tmp_path / "resumed"))
     assert resumed["resumed_from"] == str(run / "checkpoint-3")
+    assert "start fresh" not in capsys.readouterr().out  # the checkpoint's head, not a fresh one
     weights = [(tmp_path / name / "model.safetensors").read_bytes() for name in ("model", "resumed")]
     assert weights[0] == weights[1]
     assert json.loads((tmp_path / "model/config.json").read_text())["architectures"] == ["RobertaForMaskedLM"]
