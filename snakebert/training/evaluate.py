@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from transformers import AutoModelForMaskedLM, AutoTokenizer
+from transformers import AutoTokenizer
 
 from ..data.manifest import read_manifest
 from ..errors import DataError
@@ -18,7 +18,7 @@ from ..machine import machine
 from .block_dataset import BlockDataset
 from .collator import BlockCollator
 from .masking import IGNORED, predictions_per_block
-from .model import masked_logits
+from .model import load_masked_lm, masked_logits
 
 
 @torch.no_grad()
@@ -29,7 +29,7 @@ def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threa
         torch.set_num_threads(threads)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForMaskedLM.from_pretrained(model_dir).to(device).eval()
+    model = load_masked_lm(model_dir).to(device).eval()
     blocks = BlockDataset(read_manifest(manifest), Path(manifest).parent, "validation", limit=settings["max_blocks"])
     k = predictions_per_block(blocks.block_size, masking["mlm_probability"], masking["max_predictions"])
     collator = BlockCollator(tokenizer, k, settings["seed"])

@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from transformers import (
+    AutoModelForMaskedLM,
     AutoTokenizer,
     BertConfig,
     BertForMaskedLM,
@@ -34,6 +35,7 @@ from transformers import (
     XLMRobertaForMaskedLM,
 )
 from transformers.modeling_outputs import MaskedLMOutput
+from transformers.models.bert.modeling_bert import BertPooler
 from transformers.utils import logging as hf_logging
 
 from ..config_defaults import schema_defaults
@@ -42,6 +44,7 @@ from ..named_loading import load_named
 from .base_model import INIT_FROM
 from .masking import IGNORED
 
+SAVED_POOLER = "bert.pooler."  # a continued BERT model's pooler, kept from its base (BertKeepingPooler)
 SHARED_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
 SHARED_KEYS += ("max_position_embeddings", "initializer_range")
 BERT_KEYS = (*SHARED_KEYS, "hidden_dropout_prob", "attention_probs_dropout_prob")  # BERT's and RoBERTa's configs
@@ -51,6 +54,7 @@ BERT_KEYS = (*SHARED_KEYS, "hidden_dropout_prob", "attention_probs_dropout_prob"
 class Architecture:
     config: Callable[[dict, object], PretrainedConfig]  # (the model config section, the tokenizer) -> its config
     trained: type  # the class it trains as: the masked LM computing logits at the masked positions only
+    continued: type  # the class a run continued from a base trains as (`trained`, or one keeping more of the base)
     masked_lm: type  # the transformers class a saved model loads as (AutoModelForMaskedLM picks it)
     encode: Callable  # (model, input ids) -> the last hidden states
     predict: Callable  # (model, hidden states) -> vocabulary logits
@@ -107,9 +111,31 @@ class MaskedPositions:
             loss = F.cross_entropy(flat, labels.flatten(), ignore_index=IGNORED, reduction="sum") / num_items_in_batch
         return MaskedLMOutput(loss=loss, logits=logits)
 
+    def keep_from_base(self, missing: set[str]) -> tuple[set[str], list[str]]:
+        """After loading a base: of its `missing` keys, those that start fresh, and what to say of weights kept."""
+        return missing, []
+
 
 class BertForMaskedPositions(MaskedPositions, BertForMaskedLM):
     pass
+
+
+class BertKeepingPooler(BertForMaskedPositions):
+    """BERT continued from a base: the base's pooler (the layer over [CLS] that BERT's sequence classifiers read) is
+    kept, frozen: the masked LM does not use it, the saved model holds it, and a classifier fine-tuned from that model
+    starts from the same pooler as one fine-tuned from the base. A base without one (a masked LM) leaves none."""
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.bert.pooler = BertPooler(config)
+
+    def keep_from_base(self, missing: set[str]) -> tuple[set[str], list[str]]:
+        pooler = {key for key in missing if key.startswith(SAVED_POOLER)}
+        if pooler:
+            self.bert.pooler = None
+            return missing - pooler, []
+        self.bert.pooler.requires_grad_(False)  # after loading, which makes its parameters anew
+        return missing, ["its pooler is kept as it is, frozen, for the classifiers fine-tuned from the model"]
 
 
 class ModernBertForMaskedPositions(MaskedPositions, ModernBertForMaskedLM):
@@ -125,9 +151,11 @@ class XLMRobertaForMaskedPositions(MaskedPositions, XLMRobertaForMaskedLM):
 
 
 def _roberta(config_class: type, trained: type, masked_lm: type) -> Architecture:
+    """RoBERTa's classifiers have a head of their own, no pooler: a continued run keeps no more of the base."""
     return Architecture(
         config=_roberta_config(config_class),
         trained=trained,
+        continued=trained,
         masked_lm=masked_lm,
         encode=lambda model, input_ids: model.roberta(input_ids=input_ids).last_hidden_state,
         predict=lambda model, hidden: model.lm_head(hidden),
@@ -139,6 +167,7 @@ ARCHITECTURES = {
     "bert": Architecture(
         config=_bert_config,
         trained=BertForMaskedPositions,
+        continued=BertKeepingPooler,
         masked_lm=BertForMaskedLM,
         encode=lambda model, input_ids: model.bert(input_ids=input_ids).last_hidden_state,
         predict=lambda model, hidden: model.cls(hidden),
@@ -147,6 +176,7 @@ ARCHITECTURES = {
     "modernbert": Architecture(
         config=_modernbert_config,
         trained=ModernBertForMaskedPositions,
+        continued=ModernBertForMaskedPositions,  # its classifiers read the masked LM's own head
         masked_lm=ModernBertForMaskedLM,
         encode=lambda model, input_ids: model.model(input_ids=input_ids).last_hidden_state,
         predict=lambda model, hidden: model.decoder(model.head(hidden)),
@@ -184,17 +214,19 @@ def masked_logits(model, input_ids: torch.Tensor, positions: torch.Tensor) -> to
 def masked_positions_model(config: PretrainedConfig, base: str | None = None, tokenizer=None, resuming: bool = False):
     """The model of `config` as it trains: initialised from the global seed, or a continued run's `base` weights. A
     base without a masked LM head (an encoder alone) gets a fresh head, drawn from the global seed, its decoder tied
-    to the input embeddings; the log says so, and names any weights of the base the masked LM does not use. With the
+    to the input embeddings; the log says so, and names any weights of the base the masked LM does not use, but those
+    it keeps for fine-tuning (BertKeepingPooler). With the
     run's `tokenizer`, rows for the words it adds to the base's (grow_embeddings). When `resuming`, a checkpoint of the
     run replaces these weights, and the log says nothing of them."""
-    trained = architecture_of(config).trained
+    architecture = architecture_of(config)
     if base is None:
-        return trained(config)
+        return architecture.trained(config)
     with transformers_errors_only():  # its own report calls a base without a head corrupted: ours says what it is
-        model, loading = trained.from_pretrained(base, config=config, output_loading_info=True)
-    notes = []
-    if loading["missing_keys"]:
-        notes.append(f"model.init_from {base!r}: no weights for {', '.join(sorted(loading['missing_keys']))}; they "
+        model, loading = architecture.continued.from_pretrained(base, config=config, output_loading_info=True)
+    missing, kept = model.keep_from_base(set(loading["missing_keys"]))
+    notes = [f"model.init_from {base!r}: {note}" for note in kept]
+    if missing:
+        notes.append(f"model.init_from {base!r}: no weights for {', '.join(sorted(missing))}; they "
                      "start fresh (a base without its masked LM head)")  # fmt: skip
     if loading["unexpected_keys"]:
         notes.append(f"model.init_from {base!r}: its {', '.join(sorted(loading['unexpected_keys']))} are not used "
@@ -242,6 +274,19 @@ def grow_embeddings(model, tokenizer, base: str) -> list[str]:
             if bias is not None:
                 bias[row] = bias[ids].mean()
     return [f"model.init_from {base!r}: {len(added)} added words, each embedding the mean of its pieces'"]
+
+
+def load_masked_lm(folder: str):
+    """A saved model (save_masked_lm) as its masked LM class. A continued BERT model's pooler, which the masked LM
+    does not use, loads silently; any other weight missing from the folder, or not used, is a DataError naming it."""
+    with transformers_errors_only():
+        model, loading = AutoModelForMaskedLM.from_pretrained(folder, output_loading_info=True)
+    missing = sorted(loading["missing_keys"])
+    unused = sorted(key for key in loading["unexpected_keys"] if not key.startswith(SAVED_POOLER))
+    if missing or unused:
+        raise DataError(f"{folder}: not a whole saved masked LM (weights missing: {', '.join(missing) or 'none'}; "
+                        f"weights it does not use: {', '.join(unused) or 'none'})")  # fmt: skip
+    return model
 
 
 def save_masked_lm(trainer, tokenizer, folder: Path) -> None:

@@ -48,11 +48,13 @@ def fill_mask_probes(model_dir: str, probes: list[dict], threads: int = 0) -> di
     import torch
     from transformers import AutoTokenizer, pipeline
 
+    from .model import load_masked_lm
+
     if threads:
         torch.set_num_threads(threads)
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     expected = answer_ids(tokenizer, probes)
-    fill = pipeline("fill-mask", model=model_dir, tokenizer=tokenizer, device="cpu", top_k=TOP_K)
+    fill = pipeline("fill-mask", model=load_masked_lm(model_dir), tokenizer=tokenizer, device="cpu", top_k=TOP_K)
     results = []
     for probe, answers in zip(probes, expected, strict=True):
         predictions = fill(probe["prompt"])

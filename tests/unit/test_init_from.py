@@ -12,8 +12,9 @@ import torch
 import yaml
 from helpers import REPO, save_tiny_model
 from log_records import logged
+from safetensors.torch import load_file
 from tokenizers import Tokenizer
-from transformers import AutoTokenizer, BertModel, RobertaModel
+from transformers import AutoTokenizer, BertForSequenceClassification, BertModel, RobertaModel
 
 from snakebert.config_checks import config_problems, finetune_problems
 from snakebert.config_defaults import schema_defaults
@@ -22,7 +23,7 @@ from snakebert.data.base_tokenizer import keep_tokenizer
 from snakebert.errors import DataError
 from snakebert.training.base_model import base_digest, job_model, resolved
 from snakebert.training.job import TrainingJob
-from snakebert.training.model import masked_positions_model, model_config
+from snakebert.training.model import load_masked_lm, masked_positions_model, model_config
 from snakebert.training.preflight import check_positions
 from snakebert.training.pretrain import pretrain
 
@@ -163,8 +164,12 @@ def test_the_start_is_the_bases_weights_and_an_encoder_alone_gets_a_fresh_tied_h
         first = masked_positions_model(config, str(encoder))
     said = capsys.readouterr().out
     assert "start fresh (a base without its masked LM head)" in said
-    assert "its pooler.dense.bias, pooler.dense.weight are not used" in said
+    assert "its pooler is kept as it is, frozen, for the classifiers fine-tuned from the model" in said
+    assert "not used" not in said and "pooler" not in said.split("no weights for")[1]
     assert transformers_said == []  # not its own report, which calls such a base corrupted
+    assert torch.equal(first.bert.pooler.dense.weight, BertModel.from_pretrained(encoder).pooler.dense.weight)
+    assert not any(weight.requires_grad for weight in first.bert.pooler.parameters())
+    assert whole.bert.pooler is None  # a masked LM base has none to keep
     torch.manual_seed(3)
     again = masked_positions_model(config, str(encoder), resuming=True)
     assert capsys.readouterr().out == ""  # a resumed checkpoint replaces the fresh head: nothing to say of it
@@ -224,31 +229,70 @@ def test_a_roberta_start_is_its_weights_and_an_encoder_alone_gets_a_fresh_tied_h
     )
 
 
-def test_a_continued_roberta_run_resumed_from_a_checkpoint_ends_bit_identical(roberta_data, roberta_base, tmp_path,
-                                                                               monkeypatch, capsys):  # fmt: skip
-    """Four steps from the weights of the base's encoder (its head fresh, from the seed), checkpointed at each; with
-    the last checkpoint gone (a run killed after step 3), the rerun resumes from step 3 and saves the same bytes."""
-    encoder = shutil.copytree(roberta_base, tmp_path / "encoder")  # the base's tokenizer, then its encoder alone
-    RobertaModel.from_pretrained(roberta_base).save_pretrained(encoder)
+def killed_and_resumed(data, encoder, tmp_path, capsys) -> tuple[dict, str, dict, str]:
+    """Four steps from the weights of `encoder`, checkpointed at each (tmp_path/model); with the last checkpoint gone
+    (a run killed after step 3), the rerun (tmp_path/resumed) resumes from step 3 and saves the same bytes. Each run's
+    metrics and what it printed."""
     settings = {**schema_defaults("pretrain"), "max_steps": 4, "save_steps": 1, "logging_steps": 1, "eval_steps": 4,
                 "per_device_train_batch_size": 4, "eval_blocks": 4, "per_device_eval_batch_size": 4,
                 "warmup_steps": 1, "learning_rate": 1e-3}  # fmt: skip
     model = {**dict.fromkeys(schema_defaults("model")), "init_from": str(encoder)}
-    job = TrainingJob(str(roberta_data.manifest), str(roberta_data.tokenizer), model, settings, backend="cpu",
+    job = TrainingJob(str(data.manifest), str(data.tokenizer), model, settings, backend="cpu",
                       checkpoints=str(tmp_path / "checkpoints"), threads=1)  # fmt: skip
-    monkeypatch.delenv("WORLD_SIZE", raising=False)
-    monkeypatch.chdir(tmp_path)
     metrics = pretrain(job, str(tmp_path / "model"))
-    assert metrics["steps"] == 4 and metrics["init_from"] == str(encoder)
-    assert "they start fresh (a base without its masked LM head)" in capsys.readouterr().out
+    said = capsys.readouterr().out
     [run] = [path for path in (tmp_path / "checkpoints").iterdir() if path.is_dir()]
     shutil.rmtree(run / "checkpoint-4")
     resumed = pretrain(job, str(tmp_path / "resumed"))
+    assert metrics["steps"] == 4 and metrics["init_from"] == str(encoder)
     assert resumed["resumed_from"] == str(run / "checkpoint-3")
-    assert "start fresh" not in capsys.readouterr().out  # the checkpoint's head, not a fresh one
     weights = [(tmp_path / name / "model.safetensors").read_bytes() for name in ("model", "resumed")]
     assert weights[0] == weights[1]
+    return metrics, said, resumed, capsys.readouterr().out
+
+
+def test_a_continued_roberta_run_resumed_from_a_checkpoint_ends_bit_identical(roberta_data, roberta_base, tmp_path,
+                                                                               monkeypatch, capsys):  # fmt: skip
+    """From the weights of the base's encoder (its head fresh, from the seed): the resumed run saves the same bytes."""
+    encoder = shutil.copytree(roberta_base, tmp_path / "encoder")  # the base's tokenizer, then its encoder alone
+    RobertaModel.from_pretrained(roberta_base).save_pretrained(encoder)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    _, said, _, resumed_said = killed_and_resumed(roberta_data, encoder, tmp_path, capsys)
+    assert "they start fresh (a base without its masked LM head)" in said
+    assert "start fresh" not in resumed_said  # the checkpoint's head, not a fresh one
     assert json.loads((tmp_path / "model/config.json").read_text())["architectures"] == ["RobertaForMaskedLM"]
+
+
+def test_a_continued_bert_run_keeps_its_bases_pooler_through_a_resume_for_fine_tuning(base, tiny_data, tmp_path,
+                                                                                      monkeypatch, capsys):  # fmt: skip
+    """An encoder base with a pooler (BertModel): the pooler rides along frozen through training and a resume, the
+    saved masked LM holds it as it was, a sequence classifier built from that model starts from the base's pooler, as
+    one built from the base does, and our loader of the saved model says nothing of it."""
+    encoder = shutil.copytree(base, tmp_path / "encoder")
+    torch.manual_seed(5)
+    start = BertModel.from_pretrained(base)  # its pooler drawn from the seed: the masked LM base has none
+    start.save_pretrained(encoder)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    _, said, _, resumed_said = killed_and_resumed(tiny_data, encoder, tmp_path, capsys)
+    assert "its pooler is kept as it is, frozen" in said and "pooler" not in resumed_said
+    saved = load_file(tmp_path / "model/model.safetensors")
+    assert torch.equal(saved["bert.pooler.dense.weight"], start.pooler.dense.weight)
+    trained = saved["bert.encoder.layer.0.output.dense.weight"]
+    assert not torch.equal(trained, start.encoder.layer[0].output.dense.weight)
+    classifier = BertForSequenceClassification.from_pretrained(tmp_path / "model", num_labels=2)
+    assert torch.equal(classifier.bert.pooler.dense.bias, start.pooler.dense.bias)
+    with logged("transformers") as transformers_said:
+        masked_lm = load_masked_lm(str(tmp_path / "model"))
+    assert transformers_said == [] and masked_lm.bert.pooler is None
+
+
+def test_a_saved_model_missing_weights_or_holding_others_is_refused_naming_them(base, tmp_path):
+    BertModel.from_pretrained(base).save_pretrained(tmp_path / "encoder")  # no masked LM head
+    with pytest.raises(DataError, match=r"encoder: not a whole saved masked LM \(weights missing: .*cls\.predictions"):
+        load_masked_lm(str(tmp_path / "encoder"))
+    assert load_masked_lm(base).bert.pooler is None  # a whole one loads
 
 
 def added_tokenizer(base: str, data, folder, wanted: int) -> dict:
