@@ -8,12 +8,15 @@ as a user's checkout is), after one warm-up run that is not counted (Python's by
 arms alternate (step_clock.interleaved); the report holds every repetition's seconds, each arm's median, and per
 repetition each workflow's time over the one-rule workflow's and this checkout's over the other commit's. A second
 floor arm is a workflow of trivial jobs (an output and a shell command each), as many as the classic config's DAG
-holds: snakemake's own cost for a DAG of that size, none of it the project's.
+holds: snakemake's own cost for a DAG of that size, none of it the project's. A third, the project's parse with those
+jobs, is this checkout whose `rule all` asks for the trivial jobs instead of the pipeline's targets (the classic
+config, every rule read and checked): the least a dry run of a DAG of that size can cost with the project's parse.
 """
 
 import argparse
 import json
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,12 +32,30 @@ CONFIGS = {"default": [], "classic": ["--configfile", "config/bert-base-dl1.yaml
 ONE_RULE = 'rule all:\n    output:\n        "done.txt",\n    shell:\n        "touch {output}"\n'
 
 
+TRIVIAL_RULE = 'rule trivial_job:\n    output:\n        "out/{index}.txt",\n    shell:\n        "touch {output}"\n'
+
+
+def trivial_targets(count: int) -> str:
+    """`rule all`'s input line asking for `count - 1` trivial jobs (TRIVIAL_RULE)."""
+    return f'        expand("out/{{index}}.txt", index=range({count - 1})),\n'
+
+
 def trivial_jobs(count: int) -> str:
     """A Snakefile of `count` jobs: rule all and `count - 1` jobs of one rule that touches its output."""
-    return (
-        f'rule all:\n    input:\n        expand("out/{{index}}.txt", index=range({count - 1})),\n\n\n'
-        'rule job:\n    output:\n        "out/{index}.txt",\n    shell:\n        "touch {output}"\n'
-    )
+    return f"rule all:\n    input:\n{trivial_targets(count)}\n\n{TRIVIAL_RULE}"
+
+
+def parse_with_trivial_jobs(folder: Path, count: int) -> Path:
+    """A copy of this checkout in `folder` whose `rule all` asks for `count - 1` trivial jobs in place of the
+    pipeline's targets; its Snakefile."""
+    shutil.copytree(REPO, folder, ignore=shutil.ignore_patterns(".git", ".snakemake", "results", "logs"))
+    snakefile = folder / "Snakefile"
+    targets = "        final_targets(),\n"
+    text = snakefile.read_text()
+    if targets not in text:
+        raise SystemExit(f"{snakefile}: no `{targets.strip()}` in rule all to replace")
+    snakefile.write_text(text.replace(targets, trivial_targets(count)) + "\n\n" + TRIVIAL_RULE)
+    return snakefile
 
 
 def dry_run(snakefile: Path, workdir: Path, *args: str) -> tuple[float, str]:
@@ -84,6 +105,10 @@ def main() -> None:
             (floor / "Snakefile").write_text(trivial_jobs(jobs))
             trivial = f"{jobs} trivial jobs"
             runs[trivial] = lambda: timed(floor / "Snakefile", floor)
+            ideal = parse_with_trivial_jobs(scratch / "parse-with-trivial-jobs", jobs)
+            (scratch / "ideal-work").mkdir()
+            parse_only = f"the classic parse with {jobs} trivial jobs"
+            runs[parse_only] = lambda: timed(ideal, scratch / "ideal-work", *classic)
             for run in runs.values():
                 run()  # warm-up, not counted
             seconds = interleaved(list(runs), args.repeats, lambda arm: runs[arm]())
@@ -101,6 +126,7 @@ def main() -> None:
         "classic_over_trivial_jobs": {
             arm: ratios(seconds[f"{arm}, classic"], seconds[trivial]) for arm in ("before", "after")
         },
+        "classic_over_its_parse_with_trivial_jobs": ratios(seconds["after, classic"], seconds[parse_only]),
         "after_over_before": {
             config: ratios(seconds[f"after, {config}"], seconds[f"before, {config}"]) for config in CONFIGS
         },
