@@ -215,9 +215,9 @@ def masked_positions_model(config: PretrainedConfig, base: str | None = None, to
     """The model of `config` as it trains: initialised from the global seed, or a continued run's `base` weights. A
     base without a masked LM head (an encoder alone) gets a fresh head, drawn from the global seed, its decoder tied
     to the input embeddings; the log says so, and names any weights of the base the masked LM does not use, but those
-    it keeps for fine-tuning (BertKeepingPooler). With the
-    run's `tokenizer`, rows for the words it adds to the base's (grow_embeddings). When `resuming`, a checkpoint of the
-    run replaces these weights, and the log says nothing of them."""
+    it keeps for fine-tuning (BertKeepingPooler). With the run's `tokenizer`, rows for the words it adds to the base's
+    (grow_embeddings). When `resuming`, a checkpoint of the run replaces these weights, and the log says nothing of
+    them."""
     architecture = architecture_of(config)
     if base is None:
         return architecture.trained(config)
