@@ -6,7 +6,7 @@ import pytest
 import torch
 from helpers import TINY_TRAINING, save_tiny_model
 from shape_log import changed_ops, step_shapes, training_step_shapes
-from transformers import AutoTokenizer
+from transformers import AutoTokenizer, BertModel
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
@@ -65,13 +65,17 @@ def test_every_training_step_creates_the_same_shapes(tiny_data, tmp_path, archit
 @pytest.mark.parametrize("architecture", ["bert", "roberta"])
 def test_every_step_of_a_continued_run_creates_the_same_shapes(tiny_data, roberta_data, roberta_base, tmp_path,
                                                                architecture):  # fmt: skip
-    """From a base's weights, with its tokenizer's blocks: a BERT base (the tiny tokenizer) and a RoBERTa one."""
+    """From a base's weights, with its tokenizer's blocks: a BERT encoder base (the tiny tokenizer; its pooler kept,
+    run by each step) and a RoBERTa one."""
     if architecture == "bert":
         data, base = tiny_data, save_tiny_model(tiny_data.tokenizer, tmp_path / "base")
+        BertModel.from_pretrained(base).save_pretrained(base)  # the encoder with a pooler, the tokenizer as it was
     else:
         data, base = roberta_data, roberta_base
     trainer = tiny_trainer(data, tmp_path / "run", base=base)
     assert trainer.model.config.model_type == architecture
+    if architecture == "bert":
+        assert trainer.model.bert.pooler is not None  # kept from the base
     logs = [training_step_shapes(trainer, batch) for batch in varied_batches(trainer)]
     assert len(logs[0]) > 100 and changed_ops(logs) == []
 
