@@ -105,10 +105,10 @@ def main() -> None:
             (floor / "Snakefile").write_text(trivial_jobs(jobs))
             trivial = f"{jobs} trivial jobs"
             runs[trivial] = lambda: timed(floor / "Snakefile", floor)
-            ideal = parse_with_trivial_jobs(scratch / "parse-with-trivial-jobs", jobs)
-            (scratch / "ideal-work").mkdir()
+            parse_snakefile = parse_with_trivial_jobs(scratch / "parse-with-trivial-jobs", jobs)
+            (scratch / "parse-with-trivial-jobs-work").mkdir()
             parse_only = f"the classic parse with {jobs} trivial jobs"
-            runs[parse_only] = lambda: timed(ideal, scratch / "ideal-work", *classic)
+            runs[parse_only] = lambda: timed(parse_snakefile, scratch / "parse-with-trivial-jobs-work", *classic)
             for run in runs.values():
                 run()  # warm-up, not counted
             seconds = interleaved(list(runs), args.repeats, lambda arm: runs[arm]())

@@ -12,7 +12,7 @@ import torch
 import yaml
 from helpers import REPO, save_tiny_model
 from log_records import logged
-from safetensors.torch import load_file
+from safetensors.torch import load_file, save_file
 from tokenizers import Tokenizer
 from transformers import AutoTokenizer, BertForSequenceClassification, BertModel, RobertaModel
 
@@ -229,10 +229,12 @@ def test_a_roberta_start_is_its_weights_and_an_encoder_alone_gets_a_fresh_tied_h
     )
 
 
-def killed_and_resumed(data, encoder, tmp_path, capsys) -> tuple[dict, str, dict, str]:
+def killed_and_resumed(data, encoder, tmp_path, monkeypatch, capsys) -> tuple[str, str]:
     """Four steps from the weights of `encoder`, checkpointed at each (tmp_path/model); with the last checkpoint gone
-    (a run killed after step 3), the rerun (tmp_path/resumed) resumes from step 3 and saves the same bytes. Each run's
-    metrics and what it printed."""
+    (a run killed after step 3), the rerun (tmp_path/resumed) resumes from step 3 and saves the same bytes. What each
+    run printed."""
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    monkeypatch.chdir(tmp_path)
     settings = {**schema_defaults("pretrain"), "max_steps": 4, "save_steps": 1, "logging_steps": 1, "eval_steps": 4,
                 "per_device_train_batch_size": 4, "eval_blocks": 4, "per_device_eval_batch_size": 4,
                 "warmup_steps": 1, "learning_rate": 1e-3}  # fmt: skip
@@ -248,7 +250,7 @@ def killed_and_resumed(data, encoder, tmp_path, capsys) -> tuple[dict, str, dict
     assert resumed["resumed_from"] == str(run / "checkpoint-3")
     weights = [(tmp_path / name / "model.safetensors").read_bytes() for name in ("model", "resumed")]
     assert weights[0] == weights[1]
-    return metrics, said, resumed, capsys.readouterr().out
+    return said, capsys.readouterr().out
 
 
 def test_a_continued_roberta_run_resumed_from_a_checkpoint_ends_bit_identical(roberta_data, roberta_base, tmp_path,
@@ -256,9 +258,7 @@ def test_a_continued_roberta_run_resumed_from_a_checkpoint_ends_bit_identical(ro
     """From the weights of the base's encoder (its head fresh, from the seed): the resumed run saves the same bytes."""
     encoder = shutil.copytree(roberta_base, tmp_path / "encoder")  # the base's tokenizer, then its encoder alone
     RobertaModel.from_pretrained(roberta_base).save_pretrained(encoder)
-    monkeypatch.delenv("WORLD_SIZE", raising=False)
-    monkeypatch.chdir(tmp_path)
-    _, said, _, resumed_said = killed_and_resumed(roberta_data, encoder, tmp_path, capsys)
+    said, resumed_said = killed_and_resumed(roberta_data, encoder, tmp_path, monkeypatch, capsys)
     assert "they start fresh (a base without its masked LM head)" in said
     assert "start fresh" not in resumed_said  # the checkpoint's head, not a fresh one
     assert json.loads((tmp_path / "model/config.json").read_text())["architectures"] == ["RobertaForMaskedLM"]
@@ -273,9 +273,7 @@ def test_a_continued_bert_run_keeps_its_bases_pooler_through_a_resume_for_fine_t
     torch.manual_seed(5)
     start = BertModel.from_pretrained(base)  # its pooler drawn from the seed: the masked LM base has none
     start.save_pretrained(encoder)
-    monkeypatch.delenv("WORLD_SIZE", raising=False)
-    monkeypatch.chdir(tmp_path)
-    _, said, _, resumed_said = killed_and_resumed(tiny_data, encoder, tmp_path, capsys)
+    said, resumed_said = killed_and_resumed(tiny_data, encoder, tmp_path, monkeypatch, capsys)
     assert "its pooler is kept as it is, frozen" in said and "pooler" not in resumed_said
     saved = load_file(tmp_path / "model/model.safetensors")
     assert torch.equal(saved["bert.pooler.dense.weight"], start.pooler.dense.weight)
@@ -292,6 +290,12 @@ def test_a_saved_model_missing_weights_or_holding_others_is_refused_naming_them(
     BertModel.from_pretrained(base).save_pretrained(tmp_path / "encoder")  # no masked LM head
     with pytest.raises(DataError, match=r"encoder: not a whole saved masked LM \(weights missing: .*cls\.predictions"):
         load_masked_lm(str(tmp_path / "encoder"))
+    extra = shutil.copytree(base, tmp_path / "extra")
+    weights = load_file(extra / "model.safetensors")
+    save_file({**weights, "cls.seq_relationship.weight": torch.zeros(2, 32)}, extra / "model.safetensors",
+              metadata={"format": "pt"})  # fmt: skip
+    with pytest.raises(DataError, match=r"extra: .*weights missing: none; weights it does not use: cls\.seq_relation"):
+        load_masked_lm(str(extra))
     assert load_masked_lm(base).bert.pooler is None  # a whole one loads
 
 
