@@ -34,6 +34,8 @@ def calibration_rows(calibration: dict | None, training: dict) -> list[tuple[str
             )
         ]
     projected, actual = calibration["projected_train_seconds"], training["train_runtime"]
+    if actual is None:
+        return [("calibrated throughput", f"{calibration['samples_per_second']:,.1f} samples/s")]
     found = [
         ("calibrated throughput", f"{calibration['samples_per_second']:,.1f} samples/s"),
         (
@@ -52,6 +54,21 @@ def calibration_rows(calibration: dict | None, training: dict) -> list[tuple[str
             )
         )
     return found
+
+
+def timing_rows(training: dict) -> list[tuple[str, str]]:
+    """The run time and throughput of the job that saved the model; unmeasured where it trained nothing (a finished
+    run saved again from its last checkpoint, training/finished_run.py)."""
+    if training["train_runtime"] is None:
+        return [("run time, throughput", "not measured: the job that saved the model found the run finished")]
+    return [
+        ("run time", duration(training["train_runtime"])),
+        (
+            "throughput",
+            f"{training['train_samples_per_second']:,.1f} samples/s, "
+            f"{training['train_tokens_per_second']:,.0f} tokens/s",
+        ),
+    ]
 
 
 def segment_steps(segments: list[dict]) -> str:
@@ -77,12 +94,7 @@ def rows(manifest: Manifest, training: dict, evaluation: dict, calibration: dict
         "Pretraining": [
             ("backend, processes", f"{training['backend']}, {training['world_size']}"),
             ("steps x global batch", f"{training['steps']:,} x {training['global_batch_size']}"),
-            ("run time", duration(training["train_runtime"])),
-            (
-                "throughput",
-                f"{training['train_samples_per_second']:,.1f} samples/s, "
-                f"{training['train_tokens_per_second']:,.0f} tokens/s",
-            ),
+            *timing_rows(training),
             ("training loss, first / last logged", f"{training['initial_loss']:.3f} / {training['final_loss']:.3f}"),
             ("resumed from", training["resumed_from"] or "-"),
             ("jobs (segments): steps of each", segment_steps(training["segments"])),

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from transformers import AutoTokenizer, PretrainedConfig, set_seed
+from transformers import AutoTokenizer, PretrainedConfig, TrainerState, set_seed
+from transformers.trainer import TRAINER_STATE_NAME
 from transformers.utils.logging import disable_progress_bar
 
 from ..config_defaults import schema_defaults
@@ -24,6 +25,7 @@ from .base_model import INIT_FROM, base_digest, job_model
 from .block_dataset import BlockDataset, split_indices
 from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory, step_ranges
 from .collator import BlockCollator
+from .finished_run import METRICS_FILE, finished_line, keep_finished, kept_finished, save_finished
 from .job import TrainingJob
 from .masking import predictions_per_block
 from .model import masked_positions_model, model_config, save_masked_lm
@@ -146,15 +148,16 @@ def phase_record(phase: Phase, trainer, result) -> dict:
 
 
 def summary(trainer, phases: list[dict], backend: str, resumed_from: str | None, segment: Segment) -> dict:
-    """training_metrics.json: the run's totals over the phases this job trained, each phase's record, and the
-    jobs (segments) the run took."""
+    """training_metrics.json: the run's totals over the phases this job trained (timings None where it trained
+    none), each phase's record, and the jobs (segments) the run took."""
     history = trainer.state.log_history
     losses = [entry["loss"] for entry in history if "loss" in entry]
     evals = [entry["eval_loss"] for entry in history if "eval_loss" in entry]
     trained = [phase for phase in phases if phase["trained_here"]]
-    runtime = sum(phase["train_runtime"] for phase in trained)
+    runtime = sum(phase["train_runtime"] for phase in trained) if trained else None
     samples = sum(phase["train_samples_per_second"] * phase["train_runtime"] for phase in trained)
     tokens = sum(phase["train_tokens_per_second"] * phase["train_runtime"] for phase in trained)
+    segments = segment.segments(trainer.state.global_step) if trained else segment.earlier
     return {
         "backend": backend,
         "world_size": trainer.args.world_size,
@@ -162,13 +165,13 @@ def summary(trainer, phases: list[dict], backend: str, resumed_from: str | None,
         "steps": trainer.state.global_step,
         "resumed_from": resumed_from,
         "train_runtime": runtime,
-        "train_samples_per_second": samples / max(runtime, 1e-9),
-        "train_tokens_per_second": tokens / max(runtime, 1e-9),
+        "train_samples_per_second": samples / max(runtime, 1e-9) if trained else None,
+        "train_tokens_per_second": tokens / max(runtime, 1e-9) if trained else None,
         "initial_loss": losses[0] if losses else None,
         "final_loss": losses[-1] if losses else None,
         "final_eval_loss": evals[-1] if evals else None,
         "phases": phases,
-        "segments": segment.segments(trainer.state.global_step),
+        "segments": segments,
     }
 
 
@@ -289,6 +292,8 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
     job = run.job
     first_resume = resume_point(job.checkpoints, run.inputs, print)
     segment = Segment.resuming(first_resume)
+    if first_resume is not None and checkpoint_step(first_resume) >= run.phases[-1].stop:
+        return save_again(run, first_resume, segment, out)
     deadline = Deadline(run.settings["stop_before_deadline"], job_end_time(), segment)
     print(segment_line(segment, run.settings["max_steps"], deadline), flush=True)
     history = run_history(run)
@@ -308,15 +313,36 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
         if stop.stopped_at is not None:
             raise report_stop(stopped(stop, str(run.folder)))
         records.append(phase_record(phase, trainer, result))
+    return save_run(run, trainer, summary(trainer, records, job.backend, first_resume, segment), out)
+
+
+def save_run(run: Run, trainer, metrics: dict, out: str) -> dict:
+    """Save the model, its training metrics (`metrics` and where the run came from), its log history and its live
+    history into `out`, and keep a copy in the run's checkpoint folder (finished_run.py), by the first process."""
+    history = run_history(run)
     kept = history is not None and Path(history).is_dir()
-    metrics = {**summary(trainer, records, job.backend, first_resume, segment), "init_from": job.model[INIT_FROM],
-               "history": HISTORY if kept else None}  # fmt: skip
+    metrics = {**metrics, "init_from": run.job.model[INIT_FROM], "history": HISTORY if kept else None}
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
     if trainer.is_world_process_zero():
         with atomic_path(out) as tmp:
             save_masked_lm(trainer, run.tokenizer, tmp)
-            (tmp / "training_metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
+            (tmp / METRICS_FILE).write_text(json.dumps(metrics, indent=1) + "\n")
             (tmp / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
             if kept:
                 shutil.copytree(history, tmp / HISTORY)
+        keep_finished(Path(out), run.folder)
     return metrics
+
+
+def save_again(run: Run, checkpoint: str, segment: Segment, out: str) -> dict:
+    """A job that starts after its run's last step trains nothing: the model folder the run saved, which it keeps, is
+    saved into `out` again. A run that kept none (it finished before runs kept it) saves its last checkpoint's weights
+    and log history, with the run's segments and phases but no timings: this job measured none."""
+    print(finished_line(checkpoint, checkpoint_step(checkpoint), run.folder), flush=True)
+    if kept_finished(run.folder):
+        return save_finished(run.folder, out) if rank(run.job.backend) == 0 else {}
+    trainer = phase_trainer(run, run.phases[-1], segment, resuming=True)
+    trainer._load_from_checkpoint(checkpoint)
+    trainer.state = TrainerState.load_from_json(str(Path(checkpoint) / TRAINER_STATE_NAME))
+    records = [phase_record(phase, None, None) for phase in run.phases]
+    return save_run(run, trainer, summary(trainer, records, run.job.backend, checkpoint, segment), out)

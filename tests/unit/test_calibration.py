@@ -3,7 +3,7 @@
 import pytest
 
 from snakebert.errors import DataError
-from snakebert.report.summary import calibration_rows, report_summary
+from snakebert.report.summary import calibration_rows, report_summary, timing_rows
 from snakebert.training.calibration import project
 
 # A burst of 10 warm-up and 30 timed steps: the job started at 5 s, the trainer at 10 s.
@@ -58,3 +58,14 @@ def test_a_damaged_calibration_is_named_by_the_report(tmp_path):
         report_summary("manifest.json", str(tmp_path / "model"), str(tmp_path / "metrics.json"), str(tmp_path / "out"),
                        str(tmp_path / "calibration.json"))  # fmt: skip
     assert not (tmp_path / "out").exists()
+
+
+def test_a_run_saved_again_without_timings_is_reported_unmeasured_not_compared():
+    """A finished run saved again from its last checkpoint, without the model folder it kept (training/finished_run.py)
+    has no timings: the report says so instead of dividing by them."""
+    calibration = {**project(MARKS, 5.0, BURST, SETTINGS, 256, 4, 13.0), "backend": "hpu", "world_size": 32}
+    unmeasured = {**TRAINING, "train_runtime": None, "train_samples_per_second": None}
+    assert dict(calibration_rows(calibration, unmeasured)) == {"calibrated throughput": "2,560.0 samples/s"}
+    assert timing_rows(unmeasured) == [
+        ("run time, throughput", "not measured: the job that saved the model found the run finished")
+    ]

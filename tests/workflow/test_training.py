@@ -4,6 +4,7 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -62,6 +63,34 @@ def test_training_settings_rerun_no_data_rule(trained_copy):
     changed = training_config(trained_copy, evaluate={"seed": 7})
     assert planned_jobs(trained_copy, changed) == {"all": 1, "evaluate": 1, **report}
     assert planned_jobs(trained_copy, training_config(trained_copy, tracking={"trackers": []})) == {}
+
+
+SAVED = ("model.safetensors", "training_metrics.json", "log_history.json")
+
+
+def test_a_neutral_rerun_of_a_finished_run_saves_the_run_as_it_was(trained_copy):
+    """A changed neutral setting, or --forcerun, reruns pretrain once the run is finished: it trains nothing and
+    saves the model folder the run kept, byte for byte (no segment of zero steps, no throughput of a job that trained
+    nothing); a run that kept none saves its last checkpoint's weights with the run's segments and no timings."""
+    model = trained_copy / "results/model"
+    before = {name: (model / name).read_bytes() for name in SAVED}
+    snakemake(trained_copy, "results/model", config=training_config(trained_copy, pretrain={"logging_steps": 7}))
+    assert "the run is complete: " in (trained_copy / "logs/pretrain.log").read_text()
+    assert {name: (model / name).read_bytes() for name in SAVED} == before
+
+    [kept] = trained_copy.glob("checkpoints/pretrain/*/finished")
+    shutil.rmtree(kept)
+    snakemake(trained_copy, "results/model", "--forcerun", "pretrain", config=training_config(trained_copy))
+    assert (
+        "the run kept no model folder, so its timings are unknown" in (trained_copy / "logs/pretrain.log").read_text()
+    )
+    assert (model / "model.safetensors").read_bytes() == before["model.safetensors"]
+    metrics, earlier = (json.loads(text) for text in ((model / SAVED[1]).read_text(), before[SAVED[1]]))
+    assert metrics["segments"] == earlier["segments"] == [{"first_step": 1, "last_step": 60}]
+    assert metrics["train_runtime"] is None and metrics["train_samples_per_second"] is None
+    assert [phase["trained_here"] for phase in metrics["phases"]] == [False]
+    assert metrics["final_loss"] == earlier["final_loss"]
+    assert kept.is_dir(), "the run did not keep the model folder it saved again"
 
 
 RESUMABLE = {"max_steps": 400, "save_steps": 50, "logging_steps": 25, "eval_steps": 100}
