@@ -4,7 +4,6 @@ built by the library's own functions, and real snakemake runs in a temporary wor
 import importlib.util
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -69,15 +68,21 @@ def snakemake_env() -> dict:
 
 
 def interrupting_env(folder: Path, point: str, when: int) -> dict:
-    """The environment for a workflow run whose pretrain job, launched as one rank (plain `python`), runs through
-    tests/interrupt.py `point` `when`: a `python` written into `folder` and first on PATH starts scripts/pretrain.py
-    through the harness, anything else as this interpreter does."""
-    python, harness = shlex.quote(sys.executable), shlex.quote(str(REPO / "tests/interrupt.py"))
+    """The environment for a workflow run whose pretrain ranks run through tests/interrupt.py `point` `when`: a
+    `python` written into `folder` and first on PATH puts the harness in place of scripts/pretrain.py on its command
+    line, whether it starts the script itself (one rank) or through torch_spawn.py (torchrun starts the harness in
+    each rank), and runs anything else as this interpreter does."""
+    harness = [str(REPO / "tests/interrupt.py"), point, str(when)]
     shim = folder / "python"
     shim.write_text(
-        "#!/bin/sh\n"
-        f'case "$1" in *scripts/pretrain.py) shift; exec {python} {harness} {point} {when} "$@";; esac\n'
-        f'exec {python} "$@"\n'
+        f"#!{sys.executable}\n"
+        "import os, sys\n"
+        "arguments = sys.argv[1:]\n"
+        "for index, argument in enumerate(arguments):\n"
+        "    if argument.endswith('scripts/pretrain.py'):\n"
+        f"        arguments[index : index + 1] = {harness!r}\n"
+        "        break\n"
+        f"os.execv({sys.executable!r}, [{sys.executable!r}, *arguments])\n"
     )
     shim.chmod(0o755)
     environment = snakemake_env()
@@ -92,13 +97,19 @@ def write_config(workdir: Path, config: dict) -> Path:
 
 
 def snakemake(
-    workdir: Path, *args: str, config: dict | None = None, check: bool = True, snakefile: Path = REPO / "Snakefile"
+    workdir: Path,
+    *args: str,
+    config: dict | None = None,
+    check: bool = True,
+    snakefile: Path = REPO / "Snakefile",
+    env: dict | None = None,
 ):
-    """Run the real workflow in `workdir` (with `config` merged over the default); return the finished process."""
+    """Run the real workflow in `workdir` (with `config` merged over the default, in the environment `env`, by default
+    snakemake_env()); return the finished process."""
     command = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "--cores", str(CORES), *args]
     if config is not None:
         command += ["--configfile", str(write_config(workdir, config))]
-    done = subprocess.run(command, cwd=workdir, env=snakemake_env(), capture_output=True, text=True)
+    done = subprocess.run(command, cwd=workdir, env=env or snakemake_env(), capture_output=True, text=True)
     if check and done.returncode != 0:
         raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return done

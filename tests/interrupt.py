@@ -18,6 +18,10 @@ test_training.py:
     python tests/interrupt.py term-leader-after-step STEP  the first rank sends SIGTERM after step STEP to its
                                                            process group's leader alone (a snakemake started in a
                                                            session of its own)
+    python tests/interrupt.py deadline-at-step STEP        the job's end (a SLURM job's time limit) comes at the end
+                                                           of step STEP: the run saves and stops there at its
+                                                           deadline, however fast it trained (a job without an end
+                                                           time runs on)
 
 Whatever signals or kills a process group is started in a session of its own (a workflow run's pretrain job goes
 through here with helpers.interrupting_env)."""
@@ -26,6 +30,7 @@ import os
 import runpy
 import signal
 import sys
+import time
 from pathlib import Path
 
 from transformers import Trainer
@@ -87,6 +92,8 @@ def interrupted_step_end(self, args, state, control, **kwargs):
             os.killpg(os.getpgid(0), signal.SIGTERM)
         elif POINT == "term-leader-after-step" and RANK == 0:
             os.kill(os.getpgid(0), signal.SIGTERM)
+        elif POINT == "deadline-at-step" and self.deadline.end is not None:
+            self.deadline.end = time.time()
     return step_end(self, args, state, control, **kwargs)
 
 
@@ -96,7 +103,7 @@ elif POINT == "kill-after-save":
     SealedCheckpoints._save_checkpoint = save_then_die
 elif POINT == "term-in-evaluation":
     Trainer.evaluate = signalled_evaluation
-elif POINT in ("wait-for-stop", "term-group-after-step", "term-leader-after-step"):
+elif POINT in ("wait-for-stop", "term-group-after-step", "term-leader-after-step", "deadline-at-step"):
     StopOnRequest.on_step_end = interrupted_step_end
 else:
     raise SystemExit(f"unknown interruption {POINT!r}")

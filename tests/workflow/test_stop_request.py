@@ -117,20 +117,20 @@ def test_a_checkpoint_whose_save_was_killed_is_named_skipped_and_the_run_resumes
                ("checkpoint-40", "checkpoint-60"))  # fmt: skip
 
 
-def test_at_the_deadline_of_a_slurm_job_the_run_saves_and_stops_before_the_end_without_a_signal(data, tmp_path):
-    # a run far longer than the job: 100,000 steps, no periodic checkpoint, 2 s of margin before an end 40 s away
+def test_at_the_deadline_of_a_slurm_job_the_run_saves_and_stops_without_a_signal(data, tmp_path):
+    """A run far longer than its job (100,000 steps, no periodic checkpoint), in a job that ends an hour from now:
+    tests/interrupt.py brings the job's end to the end of step STOP_STEP, so the run saves that step and stops at its
+    deadline, wherever the machine's speed would have put it (the deadline's arithmetic: tests/unit)."""
     settings = {"max_steps": 100_000, "save_steps": 100_000, "stop_before_deadline": "2s"}
-    end = int(time.time()) + 40
     stopped = subprocess.run(
-        pretrain_command(data, tmp_path, **settings),
-        env={**snakemake_env(), "SLURM_JOB_END_TIME": str(end)}, capture_output=True, text=True, timeout=300,
+        [*HARNESS, "deadline-at-step", str(STOP_STEP), *pretrain_command(data, tmp_path, **settings)[2:]],
+        env={**snakemake_env(), "SLURM_JOB_END_TIME": str(int(time.time()) + 3600)}, capture_output=True, text=True,
+        timeout=300,
     )  # fmt: skip
     assert stopped.returncode == STOPPED_EXIT, stopped.stderr
     said = stopped.stdout + stopped.stderr
     assert "segment 1 of the run: steps 1-100000; the job ends at" in said
-    found = re.search(r"stopped on request \(the job's deadline\) at step (\d+): checkpoint saved", said)
-    assert found, said
-    saved = next((tmp_path / "checkpoints").glob(f"*/checkpoint-{found.group(1)}"))
-    assert (saved / COMPLETE_FILE).stat().st_mtime < end  # saved in time: the margin is left for the exit
+    assert f"stopped on request (the job's deadline) at step {STOP_STEP}: checkpoint saved" in said
+    saved = next((tmp_path / "checkpoints").glob(f"*/checkpoint-{STOP_STEP}"))
     record = json.loads((saved / COMPLETE_FILE).read_text())
-    assert record["save_seconds"] > 0 and record["segments"] == [{"first_step": 1, "last_step": int(found.group(1))}]
+    assert record["save_seconds"] > 0 and record["segments"] == [{"first_step": 1, "last_step": STOP_STEP}]
