@@ -18,6 +18,7 @@ from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
 from snakebert.finetune import plan as finetune_plan
 from snakebert.hub import UPLOADS
+from snakebert.redaction import redact
 from snakebert.report import REPORT_FILES
 from snakebert.training.base_model import INIT_FROM
 from snakebert.training.base_model import resolved as resolved_model
@@ -54,7 +55,7 @@ def plan_shards():
 
 
 for problem in config_problems(config):  # the checks beyond the schema, before any job
-    raise WorkflowError(problem)
+    raise WorkflowError(redact(problem))
 config["model"] = resolved_model(config["model"])  # a folder base's settings in place of null (a Hub base's: the job)
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = refused_as_workflow_error(plan_shards)

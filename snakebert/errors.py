@@ -4,9 +4,16 @@ exits."""
 import sys
 from collections.abc import Callable
 
+from .redaction import redact
+
 
 class DataError(Exception):
-    """Bad input: the message names the file, key or row at fault."""
+    """Bad input: the message names the file, key or row at fault. Shown redacted, wherever it is printed: a URL in
+    it (of the config, the environment or a library's error it quotes) without its user information, query or
+    fragment."""
+
+    def __str__(self) -> str:
+        return redact(super().__str__())
 
 
 STOPPED_EXIT = 75  # EX_TEMPFAIL: stopped on request with a checkpoint saved; run again to continue

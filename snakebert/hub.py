@@ -6,7 +6,7 @@ cards, and the upload sends exactly them, a card as its repository's README.md."
 import os
 from dataclasses import dataclass
 
-from .errors import DataError
+from .errors import DataError, first_line
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,7 @@ def push(uploads: dict[str, list[str]], settings: dict) -> dict:
                 repo, operations, commit_message=f"snakebert: {what}", repo_type=upload.repo_type
             )
         except Exception as error:  # noqa: BLE001 - any Hub failure is reported with the repository it concerns
-            raise DataError(f"could not push the {what} to Hub repository {repo!r}: {type(error).__name__}") from None
+            reason = f"{type(error).__name__}: {first_line(error)}"  # a URL in it redacted, as in every DataError
+            raise DataError(f"could not push the {what} to Hub repository {repo!r}: {reason}") from None
         pushed[what] = {"repo": repo, "repo_type": upload.repo_type, "commit": commit.oid}
     return pushed

@@ -12,8 +12,14 @@ from ..errors import DataError
 
 def _built(cls, data: dict, **parts):
     """`cls` from the JSON object `data`: each field from the key of its name (KeyError where it is missing), or
-    from `parts`, the views of its nested objects."""
-    return cls(**{field.name: parts[field.name] if field.name in parts else data[field.name] for field in fields(cls)})
+    from `parts`, the views of its nested objects; a count, id or size that is not an integer (`37.0`, `true`: a
+    hand edit) is a TypeError naming its key."""
+    values = {field.name: parts[field.name] if field.name in parts else data[field.name] for field in fields(cls)}
+    for field in fields(cls):
+        value = values[field.name]
+        if field.type is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise TypeError(f"its {field.name!r} is {value!r}, not an integer")
+    return cls(**values)
 
 
 def as_json(view):

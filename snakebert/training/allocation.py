@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 
+from ..environment_integers import environment_integer
 from ..errors import DataError
 
 # One host expression: text and bracketed ranges, e.g. `dl1-[001-004,007]` or `rack[1-2]-node[01-02]`.
@@ -83,7 +84,7 @@ def hostfile(hosts: list[str], slots: int) -> str:
 
 def rendezvous_port(environment: dict, base: int = 29500) -> int:
     """The rendezvous port: drawn from the job ID, so that two jobs sharing a head node do not meet."""
-    return base + int(environment.get("SLURM_JOB_ID", "0")) % 1000
+    return base + environment_integer(environment, "SLURM_JOB_ID", 0) % 1000
 
 
 def torchrun_arguments(hosts: list[str], ranks_per_node: int, environment: dict) -> list[str]:

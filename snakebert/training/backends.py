@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from ..environment_integers import environment_integer
+
 GAUDI_CONFIG = Path(__file__).resolve().parents[2] / "config" / "gaudi_config.json"
 
 
@@ -141,7 +143,7 @@ def device_count(backend: str, devices: dict[str, int], nodes: int | None = None
 
 
 def _first_set(variables: tuple[str, ...], default: int) -> int:
-    return next((int(os.environ[name]) for name in variables if os.environ.get(name)), default)
+    return next((environment_integer(os.environ, name, default) for name in variables if os.environ.get(name)), default)
 
 
 def world_size(backend: str) -> int:

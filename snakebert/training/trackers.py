@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..config_defaults import schema_defaults
 from ..errors import DataError
+from ..redaction import redact
 
 
 def flat_scalars(settings: dict, prefix: str = "") -> dict:
@@ -72,7 +73,8 @@ def mlflow_history(run: TrackedRun):
 
 def unreachable(url: str) -> str | None:
     """Why `url` gets no HTTP answer from here, through the environment's proxy settings as a tracker's own client
-    goes; None when it answers, whatever the status (a refusal of credentials is an answer)."""
+    goes; None when it answers, whatever the status (a refusal of credentials is an answer). The reason is
+    redacted: an invalid URL's error quotes it."""
     import urllib.error
     import urllib.request
 
@@ -82,7 +84,7 @@ def unreachable(url: str) -> str | None:
     except urllib.error.HTTPError:
         return None
     except (OSError, ValueError) as error:
-        return str(getattr(error, "reason", error))
+        return redact(str(getattr(error, "reason", error)))
 
 
 def no_start_problem(options: dict) -> str | None:

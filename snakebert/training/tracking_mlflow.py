@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 
 from transformers.integrations import MLflowCallback
 
+from ..redaction import credential_parts, redact
 from .logged_steps import SkipsLoggedSteps
 from .trackers import MLFLOW_SERVER_SCHEMES, TrackedRun, flat_scalars, unreachable
 
@@ -30,15 +31,24 @@ def store_uri(tracking_uri: str) -> str:
 
 
 def server_problem(tracking_uri: str) -> str | None:
-    """Why a job cannot report to the tracking server `tracking_uri`: it does not answer MLflow's health check; None
-    for a local folder."""
+    """Why a job cannot report to the tracking server `tracking_uri`: it holds credentials (the config's are refused
+    when the workflow is read; this is the job's own look, at a URI from its environment), which MLflow would print
+    in the job's log, or it does not answer MLflow's health check; None for a local folder. The URI is quoted
+    redacted."""
     if urlparse(tracking_uri).scheme not in MLFLOW_SERVER_SCHEMES:
         return None
+    shown, hidden = redact(tracking_uri), " and ".join(credential_parts(tracking_uri))
+    if hidden:
+        return (
+            f"has tracking.mlflow.tracking_uri {shown}, with {hidden}, which MLflow would print in the job's log: "
+            "give the server's credentials in the environment (MLFLOW_TRACKING_TOKEN, or MLFLOW_TRACKING_USERNAME "
+            "and MLFLOW_TRACKING_PASSWORD)"
+        )
     reason = unreachable(f"{tracking_uri.rstrip('/')}/health")
     if reason is None:
         return None
     return (
-        f"has tracking.mlflow.tracking_uri {tracking_uri}, which does not answer ({reason}): start the tracking "
+        f"has tracking.mlflow.tracking_uri {shown}, which does not answer ({reason}): start the tracking "
         "server, or set a local folder (MLflow's file store)"
     )
 

@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 
 from transformers.integrations import WandbCallback
 
+from ..redaction import credential_parts
 from .logged_steps import SkipsLoggedSteps
 from .trackers import TrackedRun, flat_scalars, unreachable
 
@@ -25,9 +26,16 @@ def _netrc_has(host: str) -> bool:
 
 
 def online_problem(mode: str) -> str | None:
-    """Why a job cannot report to W&B online from here (no key, or the host cannot be reached); None offline."""
+    """Why a job cannot report to W&B online from here (no key, a WANDB_BASE_URL with credentials, which W&B would
+    print in the job's log, or the host cannot be reached); None offline."""
     if mode != "online":
         return None
+    hidden = " and ".join(credential_parts(os.environ.get("WANDB_BASE_URL", "")))
+    if hidden:
+        return (
+            f"has tracking.wandb.mode: online and WANDB_BASE_URL holds {hidden} (not shown), which W&B would print "
+            "in the job's log: set it to the server's URL alone, and the key in WANDB_API_KEY"
+        )
     base = urlparse(os.environ.get("WANDB_BASE_URL", DEFAULT_HOST))
     if not os.environ.get("WANDB_API_KEY") and not _netrc_has(base.hostname):
         return (

@@ -1,11 +1,13 @@
 """The config's validation: the schema's defaults filled in, and refusals that name the key and never show a secret or
 a huge value."""
 
+import json
+
 import pytest
 import yaml
 
 from snakebert.config_defaults import schema_defaults
-from snakebert.config_validation import MAX_VALUES, ConfigError, secret_like, validate_config
+from snakebert.config_validation import MAX_VALUES, ConfigError, normalise_integers, secret_like, validate_config
 from snakebert.redaction import SHOWN_CHARS
 
 SOURCE = {"name": "notes", "type": "files", "paths": ["corpus/notes.jsonl"], "format": "jsonl"}
@@ -169,3 +171,108 @@ ADDITIONAL = "Additional properties are not allowed"
 def test_an_unknown_key_a_wrong_type_or_a_value_out_of_range_is_refused_naming_the_key(config, message):
     """The schema's refusals the workflow reports when it is read (the Snakefile calls validate_config)."""
     assert refusal({"sources": [SOURCE], **config}) == message
+
+
+def test_integral_floats_are_the_integers_they_stand_for_wherever_the_schema_wants_one():
+    """The issue's four (each a crash on the way: in the parse, in a job's argparse or in the trainer) and the other
+    nestings of the schema: a source's if/then branch, array items, a $ref to $defs, `[integer, "null"]`."""
+    party = {"name": "party", "type": "embedded", "passage_words": 20.0, "split": {"folds": 2.0, "test_fraction": 0}}
+    config = {
+        "sources": [SOURCE, {"name": "wiki", "type": "hub", "path": "wikipedia", "shards": 4.0}],
+        "tokenizer": {"add_tokens": 5.0},
+        "model": {"hidden_size": 64.0, "max_position_embeddings": 512.0},
+        "pretrain": {"max_steps": 60.0, "phases": [{"block_size": 128.0, "steps": 60.0}]},
+        "finetune": {"seeds": 2.0, "search_seeds": 1.0, "recipe": {"epochs": 3.0}, "tasks": [party]},
+    }
+    validate_config(config)
+    finetune, task = config["finetune"], config["finetune"]["tasks"][0]
+    found = {
+        "finetune.seeds": finetune["seeds"],
+        "split.folds": task["split"]["folds"],
+        "pretrain.max_steps": config["pretrain"]["max_steps"],
+        "tokenizer.add_tokens": config["tokenizer"]["add_tokens"],
+        "sources[1].shards": config["sources"][1]["shards"],
+        "phases[0].block_size": config["pretrain"]["phases"][0]["block_size"],
+        "phases[0].steps": config["pretrain"]["phases"][0]["steps"],
+        "model.hidden_size": config["model"]["hidden_size"],
+        "finetune.search_seeds": finetune["search_seeds"],
+        "recipe.epochs": finetune["recipe"]["epochs"],
+        "tasks[0].passage_words": task["passage_words"],
+    }
+    assert {key: (type(value), value) for key, value in found.items()} == {
+        key: (int, int(value)) for key, value in found.items()
+    }
+    assert '"max_steps": 60,' in json.dumps(config["pretrain"], sort_keys=True)  # the job's --pretrain, as the rules
+    assert config["pretrain"]["learning_rate"] == 5.0e-5 and isinstance(config["model"]["initializer_range"], float)
+
+
+def test_integral_floats_become_integers_in_every_nesting_a_schema_can_have():
+    schema = {
+        "$defs": {"count": {"type": "integer"}},
+        "type": "object",
+        "properties": {
+            "ref": {"$ref": "#/$defs/count"},
+            "either": {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string"}]},
+            "any": {"anyOf": [{"type": "null"}, {"type": "array", "items": {"type": "integer"}}]},
+            "nullable": {"type": ["integer", "null"]},
+            "rate": {"type": "number"},
+            "fraction": {"type": "integer"},
+        },
+        "if": {"properties": {"ref": {"const": 1}}},
+        "then": {"properties": {"size": {"type": "integer"}}},
+    }
+    config = {"ref": 1.0, "either": 2.0, "any": [3.0, 4.0], "nullable": 5.0, "rate": 6.0, "size": 7.0, "fraction": 0.5}
+    normalise_integers(config, schema)
+    assert config == {"ref": 1, "either": 2, "any": [3, 4], "nullable": 5, "rate": 6.0, "size": 7, "fraction": 0.5}
+    assert [type(config[key]) for key in ("ref", "either", "nullable", "rate", "size")] == [int, int, int, float, int]
+    assert [type(item) for item in config["any"]] == [int, int]
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"finetune": {"seeds": 2.5}}, "config finetune.seeds: 2.5 is not of type 'integer'"),
+        (
+            {"pretrain": {"phases": [{"block_size": 16, "steps": 1.5}]}},
+            "config pretrain.phases[0].steps: 1.5 is not of type 'integer'",
+        ),
+        (
+            {"finetune": {"tasks": [{"name": "t", "type": "embedded", "split": {"folds": 2.5}}]}},
+            "config finetune.tasks[0].split.folds: 2.5 is not of type 'integer', 'null'",
+        ),
+        ({"pretrain": {"max_steps": float("inf")}}, "config pretrain.max_steps: inf is not of type 'integer'"),
+    ],
+)
+def test_a_fraction_where_an_integer_is_wanted_is_refused_naming_the_key(config, message):
+    assert refusal({"sources": [SOURCE], **config}) == message
+
+
+@pytest.mark.parametrize(
+    ("config", "path", "parts"),
+    [
+        ({"tracking": {"mlflow": {"tracking_uri": f"http://{TOKEN}@mlflow.lab/"}}}, "tracking.mlflow.tracking_uri",
+         "user information"),
+        ({"tracking": {"mlflow": {"tracking_uri": f"https://me:{TOKEN}@mlflow.lab"}}}, "tracking.mlflow.tracking_uri",
+         "user information"),
+        ({"tracking": {"mlflow": {"tracking_uri": f"http://mlflow.lab/?token={TOKEN}"}}},
+         "tracking.mlflow.tracking_uri", "a query"),
+        ({"tracking": {"mlflow": {"tracking_uri": f"http://mlflow.lab/#{TOKEN}"}}}, "tracking.mlflow.tracking_uri",
+         "a fragment"),
+        ({"model": {"init_from": f"https://{TOKEN}@models.lab/bert"}}, "model.init_from", "user information"),
+        ({"sources": [SOURCE, {"name": "w", "type": "hub", "path": f"https://hub.lab/d?token={TOKEN}"}]},
+         "sources[1].path", "a query"),
+        ({"finetune": {"compare": [{"name": "b", "model": f"https://{TOKEN}:x@hub.lab/bert?t={TOKEN}"}]}},
+         "finetune.compare[0].model", "user information and a query"),
+    ],
+)  # fmt: skip
+def test_a_url_that_can_carry_a_credential_is_refused_naming_the_key_without_its_value(config, path, parts):
+    message = refusal({"sources": [SOURCE], **config})
+    assert message.startswith(f"config {path}: a URL with {parts} is refused (its value is not shown")
+    assert TOKEN not in message and "hf_***" not in message
+    assert "MLFLOW_TRACKING_TOKEN" in message and "HF_TOKEN" in message  # where a credential goes
+
+
+def test_a_cleaning_pattern_may_match_urls_with_queries():
+    config = {"sources": [SOURCE], "clean": {"strip_patterns": [r"https://ads\.example/\S*\?utm=\S+"]}}
+    validate_config(config)
+    assert config["clean"]["strip_patterns"] == [r"https://ads\.example/\S*\?utm=\S+"]

@@ -95,6 +95,28 @@ def test_a_manifest_of_another_format_is_refused_with_what_to_do(tiny_data, tmp_
         read_manifest(str(path))
 
 
+@pytest.mark.parametrize(
+    ("edit", "key", "value"),
+    [
+        (lambda manifest: manifest.update(block_size=16.0), "block_size", "16.0"),
+        (lambda manifest: manifest["shards"][0].update(blocks=float(manifest["shards"][0]["blocks"])), "blocks", ""),
+        (lambda manifest: manifest["split"]["validation"][0].update(start=True), "start", "True"),
+        (lambda manifest: manifest["packings"][0].update(block_size="8"), "block_size", "'8'"),
+    ],
+    ids=["block_size", "shard-blocks", "validation-start", "packing-block_size"],
+)
+def test_a_count_or_size_of_the_manifest_that_is_not_an_integer_is_refused_naming_its_key(tiny_data, tmp_path, edit,
+                                                                                          key, value):  # fmt: skip
+    """A hand edit to `16.0` would pass the count checks (16.0 == 16) and fail later as a slice index, in a raw
+    TypeError after the data half."""
+    manifest = json.loads(tiny_data.manifest.read_text())
+    edit(manifest)
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(DataError, match=rf"not a manifest of this workflow .*its '{key}' is {value}.*, not an integer"):
+        read_manifest(str(path))
+
+
 def test_readers_take_the_column_and_dtype_from_the_manifest(tiny_data):
     manifest, folder = read_manifest(str(tiny_data.manifest)), tiny_data.manifest.parent
     with pytest.raises(DataError, match="shard-00000.arrow: token ids of type uint16, the manifest says uint32"):
