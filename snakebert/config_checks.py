@@ -1,6 +1,7 @@
 """The config's checks beyond the schema (config_validation.py), all of them, on the validated config with its
 defaults: numbers that are not finite, and the constraints between keys and sections that a job would otherwise meet
-late (the model against its `init_from` base, the probes' prompts, the model's shape, the tokenizer keys a continued
+late (the inputs it names, none in the workflow's own outputs; every model folder it names, checked whole; the model
+against its `init_from` base, the probes' prompts, the model's shape, the tokenizer keys a continued
 run ignores, the phases and the corruption split, fine-tuning, source names, the task a `task` source reads, the
 block size against the lengths, the Hub upload, the trackers installed). The architecture against the training
 backend is the backend table's check (training/backends.backend_problems), made once the launch plan has resolved the
@@ -13,10 +14,11 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from .config_defaults import schema_defaults
+from .config_inputs import own_output_problems
 from .errors import DataError
 from .finetune.hub_task import GLUE
 from .finetune.plan import BASE, BASELINE_NAMES, OWN_MODELS, REGRESSION_METRICS, task_recipe
-from .model_folders import folder_config, tokenizer_problem, usable_positions
+from .model_folders import checked_folder, local_folder, tokenizer_problem, usable_positions
 from .training.base_model import INIT_FROM, base_problems, resolved
 from .training.phases import plan_phases
 from .training.probes import MASK
@@ -123,17 +125,17 @@ def metric_problems(where: str, task: dict) -> list[str]:
 
 
 def compare_problems(finetune: dict) -> list[str]:
-    """Each compared model that is a local folder: it holds a tokenizer, and its positions hold every task's inputs (a
-    Hub id is checked by its jobs, which can reach it)."""
+    """Each compared model that is a local folder: checked whole (model_folders.checked_folder: its config, weights
+    and tokenizer), and its positions hold every task's inputs (a Hub id is checked by its jobs, which can reach it;
+    a name that is neither is refused)."""
     problems = []
     for index, entry in enumerate(finetune["compare"]):
         what = f"config finetune.compare[{index}].model"
         try:
-            problem, found = tokenizer_problem(entry["model"], what), folder_config(entry["model"], what)
+            found = checked_folder(entry["model"], what)
         except DataError as error:
             problems.append(str(error))
             continue
-        problems += [problem] if problem else []
         if found is None or "max_position_embeddings" not in found:
             continue
         positions = usable_positions(found)
@@ -236,6 +238,17 @@ def tokenizer_problems(config: dict) -> list[str]:
     ]
 
 
+def tokenizer_base_problems(name: str | None) -> list[str]:
+    """`tokenizer.base`, if a folder: a tokenizer that holds a vocabulary and asks for no remote code (a Hub id is
+    read by its job; a name that is neither is refused)."""
+    what = "config tokenizer.base"
+    try:
+        problem = tokenizer_problem(name, what) if name and local_folder(name, what) else None
+    except DataError as error:
+        return [str(error)]
+    return [problem] if problem else []
+
+
 def hub_problems(hub: dict) -> list[str]:
     if hub["push"] and not any(hub[key] for key in HUB_REPOS):
         return [f"config hub.push is true but none of hub.{', hub.'.join(HUB_REPOS)} is set"]
@@ -248,7 +261,8 @@ def config_problems(config: dict) -> list[str]:
     infinite = [f"config {key}: a finite number is needed" for key in non_finite(config)]
     if infinite:
         return infinite
-    base = base_problems(config["model"])
+    base = [*own_output_problems(config), *base_problems(config["model"])]
+    base += tokenizer_base_problems(config["tokenizer"].get("base"))
     if base:
         return base
     model = resolved(config["model"])

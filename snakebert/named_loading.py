@@ -1,6 +1,7 @@
 """Loading a pretrained tokenizer or model named by config: a local folder if there is one by that name, else a Hub
 id; a failure says what was tried."""
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -9,11 +10,9 @@ from .errors import DataError, first_line
 
 def load_named(load: Callable[[str], object], name: str, what: str):
     """`load(name)`, or a DataError that names `what` (the config key) and the folder, then the Hub id, tried."""
-    folder = Path(name)
+    folder = Path(os.path.realpath(name))  # never raises: a symlink loop is named as it is
     tried = (
-        f"the folder {folder.resolve()}"
-        if folder.exists()
-        else f"a folder {folder.resolve()} (there is none), then the Hub id {name!r}"
+        f"the folder {folder}" if folder.exists() else f"a folder {folder} (there is none), then the Hub id {name!r}"
     )
     try:
         return load(name)

@@ -1,17 +1,18 @@
 """A continued run's tokenizer (`model.init_from`): the base's own, saved unchanged with `save_pretrained`, so that the
 ids of any text are the base's, each document whole (a truncation or padding the base saved is dropped); with
 `tokenizer.add_tokens`, words of the corpus appended to its vocabulary after them (added_words.py). Refused before
-anything is written: a base folder with weights and no tokenizer files (AutoTokenizer would fall back to a tokenizer
-of a few tokens and make every word unknown), a tokenizer without its fast form (tokenizer.json, which the data jobs
-read) and one without every special-token role a masked LM needs. A vocabulary above 65,535 tokens (XLM-R's,
-mBERT's) is stored as uint32 ids (files/block_format)."""
+anything is written: a base folder with weights and no tokenizer files, or tokenizer files without a vocabulary
+(AutoTokenizer would fall back to a tokenizer of a few tokens and make every word unknown: model_folders.py), a
+tokenizer that asks for remote code (its auto_map would be saved into results/tokenizer and the published model), a
+tokenizer without its fast form (tokenizer.json, which the data jobs read) and one without every special-token role a
+masked LM needs. A vocabulary above 65,535 tokens (XLM-R's, mBERT's) is stored as uint32 ids (files/block_format)."""
 
 import json
 from pathlib import Path
 
 from ..errors import DataError
 from ..files.atomic import atomic_path
-from ..model_folders import tokenizer_problem
+from ..model_folders import remote_code_problem, tokenizer_problem
 from ..named_loading import load_named
 from .added_words import add_words
 from .special_tokens import SPECIAL_ROLES, check_roles
@@ -27,6 +28,9 @@ def load_base_tokenizer(base: str):
     if problem:
         raise DataError(problem)
     tokenizer = load_named(AutoTokenizer.from_pretrained, base, WHAT)
+    problem = remote_code_problem(tokenizer.init_kwargs, "tokenizer_config.json")  # a Hub id's: a folder's is refused
+    if problem:
+        raise DataError(f"{WHAT} {base!r}: {problem}")
     if not tokenizer.is_fast:
         raise DataError(
             f"{WHAT} {base!r}: its tokenizer ({type(tokenizer).__name__}) has no fast form (tokenizer.json)"

@@ -79,17 +79,24 @@ def check_link(path: str, bases: list[str], source: str, kind: str = "source") -
     )
 
 
-def check_not_output(path: str, source: str, pattern: str | None = None) -> str:
-    """`path`, unless it lies in a folder the workflow writes (a source that read its own outputs would feed a
-    shard into itself); `pattern`: the glob that matched it, named in the refusal."""
+def workflow_folder(path: str) -> str | None:
+    """The folder of WORKFLOW_FOLDERS that `path` lies in once its symlinks are followed (it need not exist), if any."""
     target = os.path.realpath(path)
-    for folder in WORKFLOW_FOLDERS:
-        if _inside(target, folder):
-            matched = f" (matched by {pattern!r})" if pattern else ""
-            raise DataError(
-                f"source {source!r}: {path}{matched} is in the workflow's own {folder}/: a source never reads what "
-                "the workflow writes; narrow the pattern"
-            )
+    return next((folder for folder in WORKFLOW_FOLDERS if _inside(target, folder)), None)
+
+
+def check_not_output(path: str, source: str, pattern: str | None = None, kind: str = "source") -> str:
+    """`path`, unless it lies in a folder the workflow writes (a source that read its own outputs would feed a
+    shard into itself); `pattern`: the glob that matched it, named in the refusal; `kind` and `source` name what
+    reads it."""
+    folder = workflow_folder(path)
+    if folder:
+        matched = f" (matched by {pattern!r})" if pattern else ""
+        fix = "narrow the pattern" if kind == "source" else f"copy it out of {folder}/ and name the copy"
+        raise DataError(
+            f"{kind} {source!r}: {path}{matched} is in the workflow's own {folder}/: a {kind} never reads what the "
+            f"workflow writes; {fix}"
+        )
     return path
 
 

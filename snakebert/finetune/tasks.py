@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from ..data.shards import check_link, check_name
+from ..data.shards import check_link, check_name, check_not_output
 from .embedded import EMBEDDED_TASKS
 from .examples import GROUP, LABEL, PAIR, TEXT, read_examples
 from .hub_task import hub_split, resolved
@@ -34,8 +34,10 @@ def _embedded(task: dict) -> TaskSource:
 
 def task_file(task: dict, path: str) -> str:
     """`path`, a file of the `files` task, checked as it is opened as a source's file is (shards.py): a name that
-    cannot pass through the workflow, and a symlink out of the working directory unless the task follows them."""
+    cannot pass through the workflow, a file in the workflow's own outputs, and a symlink out of the working directory
+    unless the task follows them."""
     check_name(path, task["name"], TASK)
+    check_not_output(path, task["name"], kind=TASK)
     return path if task.get("follow_symlinks") else check_link(path, [], task["name"], TASK)
 
 

@@ -1,14 +1,17 @@
 """The base model of a continued run (`model.init_from`, a folder or a Hub id): its architecture and settings read from
 its config.json under the `model` section's names, so that the parse-time checks and the training job see the same
 numbers. A `model` key left null takes the base's value; a key set to another value than the base's is refused, naming
-both. A config that asks for remote code is refused (it is never run), as is an architecture outside the table. Reads
-JSON only: the workflow's parse imports neither torch nor transformers."""
+both. A config that asks for remote code is refused (it is never run), as are an architecture outside the table and a
+value the model cannot take. A folder base is checked whole when the workflow is read (model_folders.checked_folder:
+its config, its weights' shapes, its tokenizer); a Hub base's config by the job. Reads JSON only: the workflow's parse
+imports neither torch nor transformers."""
 
 from pathlib import Path
 
 from ..errors import DataError
 from ..files.checksum import files_digest
-from ..model_folders import folder_config, usable_positions
+from ..model_config_values import config_value_problem
+from ..model_folders import checked_folder, folder_config, remote_code_problem, usable_positions
 from ..named_loading import load_named
 
 INIT_FROM = "init_from"
@@ -30,18 +33,20 @@ def base_config(name: str) -> dict | None:
 
 
 def base_settings(name: str, found: dict) -> dict:
-    """The `model` section a base's config (`found`) amounts to: its architecture and every setting."""
-    if found.get("auto_map"):
-        raise DataError(
-            f"model.init_from {name!r}: its config asks for remote code (auto_map), which is never run; "
-            f"use a checkpoint of a supported architecture ({', '.join(SUPPORTED)})"
-        )
+    """The `model` section a base's config (`found`, its config.json) amounts to: its architecture and every
+    setting."""
+    problem = remote_code_problem(found, "config.json")
+    if problem:
+        raise DataError(f"model.init_from {name!r}: {problem}")
     architecture = found.get("model_type")
-    if architecture not in SUPPORTED:
+    if not isinstance(architecture, str) or architecture not in SUPPORTED:
         raise DataError(
             f"model.init_from {name!r}: architecture {architecture!r} is not supported; supported: "
             f"{', '.join(SUPPORTED)}"
         )
+    problem = config_value_problem(found, "config.json")
+    if problem:
+        raise DataError(f"model.init_from {name!r}: {problem}")
     keys = {key: key for key in COMMON} | DROPOUTS[architecture]
     missing = sorted(theirs for theirs in keys.values() if theirs not in found)
     if missing:
@@ -74,7 +79,7 @@ def base_problems(model: dict) -> list[str]:
             for key in null_keys(model)
         ]
     try:
-        found = base_config(model[INIT_FROM])
+        found = checked_folder(model[INIT_FROM], "model.init_from")
         return [] if found is None else conflicts(model, base_settings(model[INIT_FROM], found))
     except DataError as error:
         return [f"config {error}"]

@@ -39,8 +39,10 @@ from transformers.models.bert.modeling_bert import BertPooler
 from transformers.utils import logging as hf_logging
 
 from ..config_defaults import schema_defaults
-from ..errors import DataError
+from ..errors import DataError, first_line
+from ..files.weight_shapes import weights_file
 from ..named_loading import load_named
+from ..tokenizer_files import ids_problem
 from .base_model import INIT_FROM
 from .masking import IGNORED
 
@@ -212,24 +214,22 @@ def masked_logits(model, input_ids: torch.Tensor, positions: torch.Tensor) -> to
 
 
 def masked_positions_model(config: PretrainedConfig, base: str | None = None, tokenizer=None, resuming: bool = False):
-    """The model of `config` as it trains: initialised from the global seed, or a continued run's `base` weights. A
-    base without a masked LM head (an encoder alone) gets a fresh head, drawn from the global seed, its decoder tied
-    to the input embeddings; the log says so, and names any weights of the base the masked LM does not use, but those
-    it keeps for fine-tuning (BertKeepingPooler). With the run's `tokenizer`, rows for the words it adds to the base's
-    (grow_embeddings). When `resuming`, a checkpoint of the run replaces these weights, and the log says nothing of
-    them."""
+    """The model of `config` as it trains: initialised from the global seed, or a continued run's `base` weights
+    (load_base). A base without a masked LM head (an encoder alone) gets a fresh head, drawn from the global seed, its
+    decoder tied to the input embeddings; the log says so, and names any weights of the base the masked LM does not
+    use, but those it keeps for fine-tuning (BertKeepingPooler). With the run's `tokenizer`, rows for the words it adds
+    to the base's (grow_embeddings). When `resuming`, a checkpoint of the run replaces these weights, and the log says
+    nothing of them."""
     architecture = architecture_of(config)
     if base is None:
         return architecture.trained(config)
-    with transformers_errors_only():  # its own report calls a base without a head corrupted: ours says what it is
-        model, loading = architecture.continued.from_pretrained(base, config=config, output_loading_info=True)
-    missing, kept = model.keep_from_base(set(loading["missing_keys"]))
+    model, missing, kept, unused = load_base(architecture.continued, config, base)
     notes = [f"model.init_from {base!r}: {note}" for note in kept]
     if missing:
         notes.append(f"model.init_from {base!r}: no weights for {', '.join(sorted(missing))}; they "
                      "start fresh (a base without its masked LM head)")  # fmt: skip
-    if loading["unexpected_keys"]:
-        notes.append(f"model.init_from {base!r}: its {', '.join(sorted(loading['unexpected_keys']))} are not used "
+    if unused:
+        notes.append(f"model.init_from {base!r}: its {', '.join(unused)} are not used "
                      "(a masked LM has no place for them)")  # fmt: skip
     if tokenizer is not None:
         notes += grow_embeddings(model, tokenizer, base)
@@ -237,6 +237,37 @@ def masked_positions_model(config: PretrainedConfig, base: str | None = None, to
         for note in notes:
             print(note, flush=True)
     return model
+
+
+def load_base(model_class: type, config: PretrainedConfig, base: str) -> tuple[object, set[str], list[str], list[str]]:
+    """The `base` weights in a `model_class` of `config`, the weights that start fresh (the masked LM head's, if the
+    base has none), what to say of those kept (keep_from_base) and the base's weights the model does not use. A
+    DataError naming the base and its weights file when they cannot be read, hold another shape than the config asks
+    for, or lack a weight of the encoder, which would start random."""
+    where = f"model.init_from {base!r}"
+    weights = weights_file(Path(base)) if Path(base).is_dir() else None
+    named = f" ({weights})" if weights else ""
+    with transformers_errors_only():  # its own report calls a base without a head corrupted: ours says what it is
+        try:
+            model, loading = model_class.from_pretrained(base, config=config, output_loading_info=True,
+                                                         ignore_mismatched_sizes=True)  # fmt: skip
+        except Exception as error:  # noqa: BLE001 - a damaged file, an unreadable format: the same report
+            raise DataError(f"{where}: its weights{named} cannot be loaded ({type(error).__name__}: "
+                            f"{first_line(error)}); download or save the model again") from None  # fmt: skip
+    mismatched = sorted(loading["mismatched_keys"])
+    if mismatched:
+        name, theirs, ours = mismatched[0]
+        raise DataError(f"{where}: in its weights{named}, {name} is {list(theirs)}, but its config.json makes it "
+                        f"{list(ours)} ({len(mismatched)} weights differ); use the config.json saved with the "
+                        "weights")  # fmt: skip
+    missing, kept = model.keep_from_base(set(loading["missing_keys"]))
+    encoder = sorted(key for key in missing if key.startswith(f"{model.base_model_prefix}."))
+    if encoder:
+        more = f" and {len(encoder) - 1} more" if len(encoder) > 1 else ""
+        raise DataError(f"{where}: its weights{named} have no {encoder[0]}{more}, which its config.json asks for: "
+                        "they would start random; use the checkpoint's whole weights, or the config.json saved with "
+                        "them")  # fmt: skip
+    return model, missing, kept, sorted(loading["unexpected_keys"])
 
 
 @contextmanager
@@ -253,14 +284,14 @@ def transformers_errors_only():
 def grow_embeddings(model, tokenizer, base: str) -> list[str]:
     """Rows for the words `tokenizer` holds beyond the base's own tokenizer (tokenizer.add_tokens, appended after its
     ids): each row of the input embeddings (tied to the decoder), and of the output bias, starts as the mean of the
-    rows of the pieces the base's tokenizer splits the word into (exBERT, AVocaDo). A base whose own tokenizer holds
-    more ids than its embeddings is refused. What the log says of it: one line, none without added words."""
+    rows of the pieces the base's tokenizer splits the word into (exBERT, AVocaDo). A base whose own tokenizer does
+    not fit its embeddings (tokenizer_files.ids_problem; a folder's is refused when the workflow is read, a Hub id's
+    here) is refused. What the log says of it: one line, none without added words."""
     theirs = load_named(AutoTokenizer.from_pretrained, base, "model.init_from")
     rows = model.get_input_embeddings().weight.shape[0]
-    if len(theirs) > rows:
-        raise DataError(
-            f"model.init_from {base!r}: its embeddings hold {rows} tokens, fewer than its tokenizer's {len(theirs)}"
-        )
+    problem = ids_problem(len(theirs), rows)
+    if problem:
+        raise DataError(f"model.init_from {base!r}: its tokenizer {problem}: it is not the model's own")
     added = sorted(set(tokenizer.get_vocab().values()) - set(theirs.get_vocab().values()))
     if not added:
         return []

@@ -2,7 +2,7 @@
 workflow reports them, and the shipped configs pass."""
 
 import copy
-import json
+import shutil
 
 import pytest
 import yaml
@@ -218,27 +218,33 @@ def test_metrics_of_the_other_kind_of_problem_are_refused_before_any_job(default
     ]
 
 
-def test_a_compared_folder_without_a_tokenizer_or_positions_for_the_inputs_is_refused(default_config, tmp_path):
-    """Read from the folders' files alone: no tokenizer file; a RoBERTa config whose usable positions (its rows less
+def test_a_compared_folder_without_a_tokenizer_or_positions_for_the_inputs_is_refused(
+    default_config, roberta_base, tmp_path
+):
+    """Read from the folders' files alone: no tokenizer file; a RoBERTa model whose usable positions (its rows less
     the 2 its numbering reserves) are one short of the task's inputs; a config.json that is not JSON."""
+    from transformers import RobertaConfig, RobertaForMaskedLM
+
     finetune = copy.deepcopy(default_config["finetune"])
     length = task_recipe(finetune, finetune["tasks"][0])["max_length"]
-    folders = {"bare": {"model_type": "bert", "max_position_embeddings": 512},
-               "short": {"model_type": "roberta", "pad_token_id": 1, "max_position_embeddings": length + 1},
-               "fits": {"model_type": "roberta", "pad_token_id": 1, "max_position_embeddings": length + 2}}  # fmt: skip
-    for name, config in folders.items():
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "config.json").write_text(json.dumps(config))
-        if name != "bare":
-            (tmp_path / name / "tokenizer.json").write_text("{}")
+    tokenizer = ("tokenizer.json", "tokenizer_config.json")
+    tiny = {"vocab_size": 400, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+            "intermediate_size": 64, "pad_token_id": 1, "type_vocab_size": 1}  # roberta_base's 400 tokens  # fmt: skip
+    for name, rows in {"bare": length + 2, "short": length + 1, "fits": length + 2}.items():
+        RobertaForMaskedLM(RobertaConfig(max_position_embeddings=rows, **tiny)).save_pretrained(tmp_path / name)
+        for file in tokenizer if name != "bare" else ():
+            shutil.copy(f"{roberta_base}/{file}", tmp_path / name / file)
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "config.json").write_text("{not json")
-    finetune["compare"] = [{"name": name, "model": str(tmp_path / name)} for name in (*folders, "broken")]
+    finetune["compare"] = [
+        {"name": name, "model": str(tmp_path / name)} for name in ("bare", "short", "fits", "broken")
+    ]
     problems = finetune_problems(finetune, 512)
     assert problems[0] == (
         f"config finetune.compare[0].model {str(tmp_path / 'bare')!r}: the folder holds no tokenizer (none of "
-        "tokenizer.json, tokenizer_config.json, vocab.txt, vocab.json, spiece.model); save the model's tokenizer into "
-        "it beside the weights (tokenizer.save_pretrained)"
+        "tokenizer.json, tokenizer_config.json, vocab.txt, vocab.json, spiece.model, sentencepiece.bpe.model, "
+        "spm.model, sentencepiece.model, tokenizer.model); save the model's tokenizer into it beside the weights "
+        "(tokenizer.save_pretrained)"
     )
     assert problems[1] == (
         f"config finetune.compare[1].model {str(tmp_path / 'short')!r}: its inputs hold at most {length - 1} "

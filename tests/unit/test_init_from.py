@@ -89,7 +89,7 @@ def test_null_keys_without_a_base_are_refused(base):
     [
         (
             {"auto_map": {"AutoModel": "modeling.Custom"}},
-            "its config asks for remote code \\(auto_map\\), which is never run",
+            "its config.json asks for remote code \\(auto_map\\), which is never run",
         ),
         ({"model_type": "gpt2"}, "architecture 'gpt2' is not supported; supported: bert, modernbert"),
     ],
