@@ -48,7 +48,7 @@ rule finetune:
         recipe=run_recipe_json,
         eval_batch_size=config["finetune"]["eval_batch_size"],
         backend=finetune_backend,
-        checkpoints="checkpoints/finetune/{task}/{model}/{rate}/{fold}seed-{seed}",
+        checkpoints=os.path.join(finetune_plan.CHECKPOINTS, "{task}", "{model}", "{rate}", "{fold}seed-{seed}"),
         gaudi_config=GAUDI_CONFIG,
     shell:
         "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"

@@ -1,6 +1,7 @@
 """k-fold cross-validation's results pooled (`split.folds`): each model's runs of one seed, one per fold, become one
 run on the pooled test split (every example once), their predictions concatenated in fold order and scored anew, so
-the summary compares, resamples and judges the folds as it does a single test split."""
+the summary compares, resamples and judges the folds as it does a single test split. A seed whose run of any fold
+diverged is a diverged run, without scores or predictions."""
 
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from .metrics import scores
 from .plan import fold_folder, fold_ids
 from .prepare import read_split
 
-FOLD_KEYS = ("fold", "best_epoch", "strength", "validation", "test")  # what each fold's entry of a pooled run keeps
+FOLD_KEYS = ("fold", "best_epoch", "strength", "validation", "test", "diverged")  # each fold's entry of a pooled run
 
 
 def reported_table(task_dir: Path, task: dict) -> pa.Table:
@@ -22,27 +23,34 @@ def reported_table(task_dir: Path, task: dict) -> pa.Table:
     return pa.concat_tables(read_split(str(task_dir / fold_folder(fold)), "test") for fold in fold_ids(task["folds"]))
 
 
+def _pooled(seed, group: list[dict], task: dict, truth: np.ndarray) -> dict:
+    """One seed's runs, one per fold in fold order, as one run on the pooled test split."""
+    classes = len(task["labels"] or [])
+    folds = [{key: run[key] for key in FOLD_KEYS if key in run} for run in group]
+    diverged = "; ".join(f"fold {run['fold']}: {run['diverged']}" for run in group if run.get("diverged"))
+    if diverged:
+        return {"seed": seed, "test": dict.fromkeys(task["metrics"]), "predictions": None, "diverged": diverged,
+                **({"classes_predicted": {"test": None}} if classes else {}), "folds": folds}  # fmt: skip
+    predicted = np.concatenate([np.asarray(run["predictions"]) for run in group])
+    return {
+        "seed": seed,
+        "test": scores(task["metrics"], truth, predicted, classes),
+        **({"classes_predicted": {"test": len(set(predicted.tolist()))}} if classes else {}),
+        "predictions": predicted.tolist(),
+        "folds": folds,
+    }
+
+
 def pooled_runs(runs: list[dict], task: dict, truth: np.ndarray) -> list[dict]:
     """`runs` (one model's, every fold of each seed) as one run per seed on the pooled test split: the predictions
     concatenated in fold order and scored against `truth`, each fold's own scores kept under `folds`."""
     by_seed: dict = {}
     for run in sorted(runs, key=lambda run: (run["seed"] or 0, run["fold"])):
         by_seed.setdefault(run["seed"], []).append(run)
-    pooled, classes = [], len(task["labels"] or [])
     for seed, group in by_seed.items():
         if [run["fold"] for run in group] != fold_ids(task["folds"]):
             raise DataError(
                 f"results of {task['task']!r}, seed {seed}: folds {[run['fold'] for run in group]}, expected one run "
                 f"of each of folds 1 to {task['folds']} (rerun them)"
             )
-        predicted = np.concatenate([np.asarray(run["predictions"]) for run in group])
-        pooled.append(
-            {
-                "seed": seed,
-                "test": scores(task["metrics"], truth, predicted, classes),
-                **({"classes_predicted": {"test": len(set(predicted.tolist()))}} if classes else {}),
-                "predictions": predicted.tolist(),
-                "folds": [{key: run[key] for key in FOLD_KEYS if key in run} for run in group],
-            }
-        )
-    return pooled
+    return [_pooled(seed, group, task, truth) for seed, group in by_seed.items()]

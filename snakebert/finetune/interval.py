@@ -3,7 +3,11 @@ bootstrap over the split's groups (speeches for the embedded task, the task's `g
 fine-tuning seeds resampled too. Each resample draws the groups with replacement and one seed rank; every model is
 scored on the same rows, with its run of that rank (the fine-tuned models run the same seeds, and a pretrained model
 and random initialisation of one seed start from the same head and data order; a baseline has one run). The draws
-come from a fixed seed, so the same predictions give the same interval, byte for byte."""
+come from a fixed seed, so the same predictions give the same interval, byte for byte.
+
+No interval is shown, and the verdict says why, where the split holds fewer than MIN_GROUPS groups, where no resample
+scored both models, or where every resample gave the same difference: a bootstrap that saw no variation has measured
+none, so a zero-width interval is never a verdict."""
 
 from collections.abc import Callable
 
@@ -14,7 +18,12 @@ from .splits import group_numbers
 LEVEL = 0.95
 RESAMPLES = 1000
 DRAWS_SEED = 0
-NOT_SHOWN = "not shown at this test size"
+# With 5 groups, even every group favouring one model has a two-sided sign-test p of 2 / 2**5 = 0.0625: no paired
+# test of groups can decide at 95% below 6, and a bootstrap of so few groups is narrower than the truth.
+MIN_GROUPS = 6
+NOT_SHOWN = "not shown at this test size"  # the interval holds 0
+NONE_SCORED = "not shown: no resample scored both models"
+NO_WIDTH = "not shown: every resample gave the same difference"
 
 Score = Callable[[np.ndarray, np.ndarray], float | None]  # (truth, predictions) -> score, None where undefined
 
@@ -34,7 +43,7 @@ def resampled_scores(
     seed: int = DRAWS_SEED,
 ) -> dict[str, np.ndarray]:
     """Each model's score on the same `resamples` bootstrap resamples (nan where it is undefined); `runs` maps each
-    model to its runs' predictions on the split, in seed order."""
+    model to its runs' predictions on the split, in seed order (None for a run that diverged: nan wherever drawn)."""
     members = group_members(groups)
     draws = np.random.default_rng(seed)
     found = {name: np.empty(resamples) for name in runs}
@@ -42,7 +51,8 @@ def resampled_scores(
         rows = np.concatenate([members[group] for group in draws.integers(0, len(members), len(members))])
         rank = draws.random()
         for name, predictions in runs.items():
-            value = score(truth[rows], predictions[int(rank * len(predictions))][rows])
+            run = predictions[int(rank * len(predictions))]
+            value = None if run is None else score(truth[rows], run[rows])  # None: a run that diverged
             found[name][resample] = np.nan if value is None else value
     return found
 
@@ -59,12 +69,27 @@ def difference_interval(first: np.ndarray, second: np.ndarray, level: float = LE
     return float(low), float(high)
 
 
-def verdict(interval: tuple[float, float] | None) -> str:
+def verdict(interval: tuple[float, float]) -> str:
     """ "yes" when the whole interval lies above 0, "no" when below it, and otherwise that this test cannot tell."""
-    if interval is None:
-        return NOT_SHOWN
     if interval[0] > 0:
         return "yes"
     if interval[1] < 0:
         return "no"
     return NOT_SHOWN
+
+
+def too_few_groups(groups: int) -> str:
+    return f"not shown: {groups} test group{'' if groups == 1 else 's'}, fewer than {MIN_GROUPS} to resample"
+
+
+def judged(first: np.ndarray, second: np.ndarray, groups: int) -> dict:
+    """The `interval` of `first - second` (the two models' resampled scores over a split of `groups` groups) and its
+    `verdict`; no interval, and a verdict that says why, where the resamples cannot give one."""
+    if groups < MIN_GROUPS:
+        return {"interval": None, "verdict": too_few_groups(groups)}
+    interval = difference_interval(first, second)
+    if interval is None:
+        return {"interval": None, "verdict": NONE_SCORED}
+    if interval[0] == interval[1]:
+        return {"interval": None, "verdict": NO_WIDTH}
+    return {"interval": list(interval), "verdict": verdict(interval)}

@@ -1,7 +1,14 @@
 """The task metrics, one table: for classes, from the confusion counts of label ids (the values of scikit-learn's
-accuracy_score, f1_score with zero_division=0 and matthews_corrcoef, to the last bits of a float: the unit tests
+accuracy_score, f1_score with zero_division=np.nan and matthews_corrcoef, to the last bits of a float: the unit tests
 check it), so that the bootstrap's thousand resamples cost milliseconds; for a number, scipy's correlations. And a
-score's spread over seeds."""
+score's spread over seeds.
+
+A score that is not defined is None, never 0: the F1 of a class that is neither true nor predicted (2 TP + FP + FN is
+0), so the `f1` of a binary task whose second class is absent from truth and predictions alike; macro-F1 averages the
+classes that are defined (scikit-learn's nan-skipping average, which equals its default of the labels present in truth
+or predictions) and is undefined only where none is; Matthews' correlation where every example is true of one class or
+every prediction is one class (its denominator is 0: scikit-learn returns 0 there, which a collapsed classifier does not
+earn); a correlation of fewer than 2 examples or of a constant."""
 
 import math
 import statistics
@@ -17,21 +24,28 @@ def confusion(truth: np.ndarray, predicted: np.ndarray, classes: int) -> np.ndar
 
 
 def _f1_by_class(counts: np.ndarray) -> np.ndarray:
-    """2 TP / (2 TP + FP + FN) of each class, 0 for a class neither true nor predicted anywhere."""
+    """2 TP / (2 TP + FP + FN) of each class, nan for a class neither true nor predicted anywhere."""
     hits, marked = 2.0 * np.diag(counts), counts.sum(0) + counts.sum(1)
-    return np.divide(hits, marked, out=np.zeros(len(hits)), where=marked > 0)
+    return np.divide(hits, marked, out=np.full(len(hits), np.nan), where=marked > 0)
+
+
+def _macro_f1(counts: np.ndarray) -> float:
+    """The mean F1 of the classes whose F1 is defined (nan if none is)."""
+    defined = _f1_by_class(counts)
+    defined = defined[~np.isnan(defined)]
+    return float(defined.mean()) if len(defined) else math.nan
 
 
 def _matthews(counts: np.ndarray) -> float:
     true, guessed = counts.sum(1), counts.sum(0)
     total, right = int(true.sum()), int(np.trace(counts))
     spread = float(total * total - guessed @ guessed) * float(total * total - true @ true)
-    return 0.0 if spread == 0 else float(right * total - true @ guessed) / math.sqrt(spread)
+    return math.nan if spread == 0 else float(right * total - true @ guessed) / math.sqrt(spread)
 
 
-CLASS_METRICS: dict[str, Callable[[np.ndarray], float]] = {  # from the confusion counts
+CLASS_METRICS: dict[str, Callable[[np.ndarray], float]] = {  # from the confusion counts; nan where undefined
     "accuracy": lambda counts: np.trace(counts) / counts.sum(),
-    "macro_f1": lambda counts: _f1_by_class(counts).mean(),
+    "macro_f1": _macro_f1,
     "f1": lambda counts: _f1_by_class(counts)[1],  # of the second class (binary tasks)
     "matthews": _matthews,
 }
@@ -40,13 +54,13 @@ CLASS_METRICS: dict[str, Callable[[np.ndarray], float]] = {  # from the confusio
 def _pearson(truth: np.ndarray, predicted: np.ndarray) -> float:
     from scipy.stats import pearsonr  # imported by a regression task alone: scipy.stats costs every job half a second
 
-    return pearsonr(truth, predicted).statistic
+    return pearsonr(truth, predicted).statistic if len(truth) > 1 else math.nan  # pearsonr refuses one example
 
 
 def _spearman(truth: np.ndarray, predicted: np.ndarray) -> float:
     from scipy.stats import spearmanr
 
-    return spearmanr(truth, predicted).statistic
+    return spearmanr(truth, predicted).statistic if len(truth) > 1 else math.nan
 
 
 NUMBER_METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {"pearson": _pearson, "spearman": _spearman}
@@ -55,7 +69,7 @@ DEFAULT_METRICS = {"classification": ["macro_f1", "accuracy"], "regression": ["p
 
 
 def scores(names: list[str], truth: np.ndarray, predicted: np.ndarray, classes: int) -> dict[str, float | None]:
-    """{metric: score}; a score that is not defined (a correlation with constant predictions) is None."""
+    """{metric: score}; a score that is not defined (module docstring), or not finite, is None."""
     counts = confusion(truth, predicted, classes) if classes else None
     found = {}
     for name in names:

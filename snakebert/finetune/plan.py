@@ -16,6 +16,7 @@ REGRESSION_METRICS = (
     "spearman",
 )  # a regression's metrics (metrics.NUMBER_METRICS); the others are for classes
 FOLD_PREFIX = "fold-"  # a fold's folder (split.folds), in the prepared task and in the paths of what each fold made
+CHECKPOINTS = "checkpoints/finetune"  # every run's checkpoints lie under it: {task}/{model}/{rate}/[fold-F/]seed-N
 
 
 def models(finetune: dict, base: str | None = None) -> dict[str, tuple[str, str]]:

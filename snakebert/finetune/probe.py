@@ -3,13 +3,15 @@ tokens (padding left out), and a logistic regression fitted on train (ridge, for
 features, its strength chosen on validation as TF-IDF's is (baselines.py). No learning rate and no gradient step on the
 model: it measures what the weights hold, and representation-learning papers report it beside fine-tuning. One job per
 model writes every seed's result: random initialisation draws its weights from each seed, while the pretrained and
-reference models are the same under every seed, so their features are computed once."""
+reference models are the same under every seed, so their features are computed once. Features that are not finite
+(a model whose weights hold nan, or whose activations overflow) are refused, never handed to the regression."""
 
 import numpy as np
 import torch
 from transformers import AutoConfig, AutoModel, set_seed
 from transformers.utils.logging import disable_progress_bar
 
+from ..errors import DataError
 from ..files.json_files import write_json
 from ..machine import machine
 from ..named_loading import load_named
@@ -43,6 +45,19 @@ def features(model, split: EncodedSplit, batch_size: int, device: str) -> np.nda
     return np.concatenate(found)[: split.count]
 
 
+def finite(found: np.ndarray, split: str, name: str, source: str) -> np.ndarray:
+    """`found` (a split's features), refused, naming the model and the split, where any is not finite."""
+    bad = int((~np.isfinite(found)).any(axis=1).sum())
+    if bad:
+        raise DataError(
+            f"linear probe of finetune model {name!r} ({source}): its features of {bad} of {len(found)} {split} "
+            "examples are not finite (nan or inf), so no regression can be fitted on them: its weights hold values "
+            "that are not finite, or its activations overflow; check the model (the pretrained model: pretraining's "
+            "training_metrics.json and results/eval/metrics.json) and rerun"
+        )
+    return found
+
+
 def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: int, batch_size: int, outs: list[str]):
     """Probe `source` (the model named `name`) on the prepared task, seed 1..len(outs), each result to its file."""
     disable_progress_bar()
@@ -57,7 +72,10 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
     for seed, out in enumerate(outs, 1):
         if found is None or kind == "random_init":
             model = encoder(kind, source, seed, name).to(device)
-            pooled = {split: features(model, encoded, batch_size, device) for split, encoded in splits.items()}
+            pooled = {
+                split: finite(features(model, encoded, batch_size, device), split, name, source)
+                for split, encoded in splits.items()
+            }
             found = fitted_on_validation(task, tables, pooled, STRENGTHS, standardised=True)
         result = {"task": task["task"], "model": name, "kind": kind, "source": source, "seed": seed,
                   "fold": task["fold"], "protocol": PROTOCOL, **found, "machine": machine(device)}  # fmt: skip

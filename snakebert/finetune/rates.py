@@ -1,6 +1,8 @@
 """The learning rate each model is reported at: the rate of the task's grid whose median validation score on the main
 metric is best over the search's seeds (an undefined score counts as the worst; the first rate in the grid's order on
-ties). Only validation scores enter the choice, so the test split cannot move it."""
+ties). A rate at which a search run diverged (its training loss or its outputs not finite: divergence.py) is never
+chosen, and a grid whose every rate diverged is refused, naming the rates: no score of it means anything. Only
+validation scores enter the choice, so the test split cannot move it."""
 
 import math
 
@@ -16,10 +18,29 @@ def validation_medians(runs: list[dict], metric: str) -> dict[float, float | Non
     return {rate: (spread(values) or {"median": None})["median"] for rate, values in by_rate.items()}
 
 
-def chosen_rate(runs: list[dict], grid: list[float], metric: str) -> float:
-    """The rate `runs` (one model's search runs, every rate of `grid`) choose on validation."""
+def diverged_runs(runs: list[dict]) -> dict[float, list[dict]]:
+    """{rate: the runs that diverged at it}, the rates in the order the runs come."""
+    found: dict[float, list[dict]] = {}
+    for run in runs:
+        if run.get("diverged"):
+            found.setdefault(run["recipe"]["learning_rate"], []).append(run)
+    return found
+
+
+def chosen_rate(runs: list[dict], grid: list[float], metric: str, who: str = "the model") -> float:
+    """The rate `runs` (the search runs of the model `who` names, every rate of `grid`) choose on validation."""
     medians = validation_medians(runs, metric)
     missing = [rate for rate in grid if rate not in medians]
     if missing:
         raise DataError(f"the learning-rate search has no run at {', '.join(map(str, missing))} (grid {grid})")
-    return max(grid, key=lambda rate: -math.inf if medians[rate] is None else medians[rate])
+    diverged = diverged_runs(runs)
+    usable = [rate for rate in grid if rate not in diverged]
+    if not usable:
+        rates = ", ".join(f"{rate:g}" for rate in grid)
+        first = diverged[grid[0]][0]
+        raise DataError(
+            f"{who}: fine-tuning diverged at every learning rate of the grid ({rates}; at {grid[0]:g}, seed "
+            f"{first['seed']}: {first['diverged']}), so no rate has a score to report: lower the rates "
+            "(finetune.recipe.learning_rate, or the task's recipe) and rerun"
+        )
+    return max(usable, key=lambda rate: -math.inf if medians[rate] is None else medians[rate])

@@ -17,10 +17,10 @@ from ..errors import DataError
 from ..files.json_files import read_json, write_json
 from .examples import GROUP, LABEL
 from .folds import pooled_runs, reported_table
-from .interval import LEVEL, RESAMPLES, difference_interval, resampled_scores, verdict
+from .interval import LEVEL, RESAMPLES, judged, resampled_scores
 from .metrics import scores, spread
 from .plan import BASE, OWN_MODELS
-from .rates import chosen_rate, validation_medians
+from .rates import chosen_rate, diverged_runs, validation_medians
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
 
@@ -62,36 +62,35 @@ def _median_difference(models: dict, metric: str, name: str) -> float | None:
 
 def _comparisons(task: dict, table, models: dict, predictions: dict[str, list]) -> dict:
     """The pretrained model's main score minus each other model's on the reported split: the difference of their
-    medians over seeds, its 95% interval (a paired bootstrap over the split's groups and the seeds) and the verdict."""
+    medians over seeds, its 95% interval (a paired bootstrap over the split's groups and the seeds) and the verdict
+    (interval.judged: none, and a verdict that says why, where the resamples cannot give one)."""
     if OURS not in predictions:
         return {}
     metric, classes = task["main_metric"], len(task["labels"] or [])
+    split_groups = task["splits"][task["reported_split"]]["groups"]
     truth, groups = table.column(LABEL).to_numpy(), table.column(GROUP).to_numpy(zero_copy_only=False)
     found = resampled_scores(
         lambda rows, predicted: scores([metric], rows, predicted, classes)[metric],
         truth,
         groups,
-        {name: [np.asarray(run) for run in runs] for name, runs in predictions.items()},
+        {name: [None if run is None else np.asarray(run) for run in runs] for name, runs in predictions.items()},
     )
-    compared = {}
-    for name in predictions:
-        if name == OURS:
-            continue
-        interval = difference_interval(found[OURS], found[name])
-        compared[name] = {
+    return {
+        name: {
             "metric": metric,
             "difference": _median_difference(models, metric, name),
-            "interval": interval and list(interval),
-            "verdict": verdict(interval),
+            **judged(found[OURS], found[name], split_groups),
         }
-    return compared
+        for name in predictions
+        if name != OURS
+    }
 
 
-def _rate_search(runs: list[dict], grid: list[float], metric: str) -> tuple[float, list[dict], list[dict]]:
-    """A model's rate chosen on validation from `grid`, its search (each rate's median validation score) and the runs
-    it reports: those at the chosen rate, by seed."""
-    search = [run for run in runs if run["search"]]
-    rate = chosen_rate(search, grid, metric)
+def _rate_search(runs: list[dict], grid: list[float], task: dict) -> tuple[float, list[dict], list[dict]]:
+    """A model's rate chosen on validation from `grid`, its search (each rate's median validation score, its runs and
+    how many of them diverged) and the runs it reports: those at the chosen rate, by seed."""
+    search, metric = [run for run in runs if run["search"]], task["main_metric"]
+    rate = chosen_rate(search, grid, metric, f"finetune task {task['task']!r}, model {runs[0]['model']!r}")
     for run in runs:
         if run["recipe"]["learning_rate"] != rate and not run["search"]:
             raise DataError(
@@ -99,7 +98,16 @@ def _rate_search(runs: list[dict], grid: list[float], metric: str) -> tuple[floa
                 f"{run['recipe']['learning_rate']:g}, but its model's search chooses {rate:g} (rerun it)"
             )
     medians, tried = validation_medians(search, metric), [run["recipe"]["learning_rate"] for run in search]
-    table = [{"learning_rate": each, "validation": medians[each], "runs": tried.count(each)} for each in grid]
+    diverged = diverged_runs(search)
+    table = [
+        {
+            "learning_rate": each,
+            "validation": medians[each],
+            "runs": tried.count(each),
+            "diverged": len(diverged.get(each, [])),
+        }
+        for each in grid
+    ]
     reported = sorted((run for run in runs if run["recipe"]["learning_rate"] == rate), key=lambda run: run["seed"])
     return rate, table, reported
 
@@ -133,9 +141,11 @@ def _fine_tuned(run_files: list[str], grid: list[float], task: dict, truth, mach
     """Each fine-tuned model's entry (its chosen rate, its search, its runs at that rate) and their predictions."""
     models, predictions = {}, {}
     for name, runs in _read_runs(run_files, "fine-tuning result", machines).items():
-        rate, search, reported = _rate_search(runs, grid, task["main_metric"])
+        rate, search, reported = _rate_search(runs, grid, task)
         models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"], "learning_rate": rate, "search": search}
-        models[name]["runs"], predictions[name] = _reported(reported, task, truth, ("best_epoch", "classes_predicted"))
+        kept = ("best_epoch", "classes_predicted", "diverged")
+        models[name]["runs"], predictions[name] = _reported(reported, task, truth, kept)
+        models[name]["diverged_runs"] = sum(bool(run.get("diverged")) for run in models[name]["runs"])
     return models, predictions
 
 

@@ -1,13 +1,13 @@
 """One fine-tuning run: a sequence classifier (or regressor) from the job's starting point, trained on the task's
 train split through the backend table's trainer (Trainer on CPU and CUDA, GaudiTrainer on one HPU), evaluated each
-epoch on validation, the best epoch kept and scored on validation and test. Checkpoints live outside the rule's
-outputs, one folder per fingerprint of what shapes the result, so a killed run resumes; the folder is removed once
-the result is written."""
+epoch on validation, the best epoch kept and scored on validation and test; a run that diverged records why instead
+of scores (divergence.py). Checkpoints live outside the rule's outputs, one folder per fingerprint of what shapes the
+result, made at the first save, so a killed run resumes; the folder is removed once the result is written
+(run_folder.py)."""
 
 import dataclasses
 import json
 import math
-import shutil
 from pathlib import Path
 
 import torch
@@ -22,15 +22,17 @@ from ..machine import machine
 from ..model_folders import tokenizer_problem, usable_positions
 from ..named_loading import load_named
 from ..training.backends import BACKENDS, TrainerOptions
-from ..training.checkpoints import discard_unused, resume_point, run_directory
+from ..training.checkpoints import fingerprint, resume_point
 from ..training.trackers import tracking_callbacks
 from ..training.trainers import EpochOrder, SealedCheckpoints
+from .divergence import StopWhenDiverged, loss_divergence, output_divergence
 from .encoded import EncodedSplit
 from .job import FinetuneJob
 from .metrics import scores
 from .plan import CHOSEN, folder_rate, learning_rates
 from .prepare import read_task_dir
 from .rates import chosen_rate
+from .run_folder import FolderAtFirstSave, made, remove_emptied, remove_finished
 
 UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chosen: the worst a correlation can be
 
@@ -96,9 +98,8 @@ def run_rate(job: FinetuneJob, task: dict) -> float:
     validation (rates.py)."""
     grid = learning_rates(job.recipe)
     if job.rate == CHOSEN:
-        return chosen_rate(
-            [read_json(path, "learning-rate search run") for path in job.search], grid, task["main_metric"]
-        )
+        search = [read_json(path, "learning-rate search run") for path in job.search]
+        return chosen_rate(search, grid, task["main_metric"], f"finetune task {task['task']!r}, model {job.name!r}")
     rate = folder_rate(job.rate)
     if rate not in grid:
         raise DataError(f"finetune run {job.rate!r}: {rate:g} is not a learning rate of the recipe's grid {grid}")
@@ -149,6 +150,7 @@ def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: i
         "eval_strategy": "epoch",
         "save_strategy": "epoch",
         "logging_strategy": "epoch",
+        "logging_nan_inf_filter": False,  # a step's nan or inf reaches the epoch's logged loss (divergence.py)
         "save_total_limit": 1,
         "load_best_model_at_end": True,
         "metric_for_best_model": task["main_metric"],
@@ -163,10 +165,14 @@ def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: i
     }
 
 
-def build_trainer(job: FinetuneJob, task: dict, model, splits: dict[str, EncodedSplit], folder: Path):
+def build_trainer(
+    job: FinetuneJob, task: dict, model, splits: dict[str, EncodedSplit], folder: Path, inputs: dict | None = None
+):
+    """The run's trainer, its checkpoints in `folder` (made at the first save, with the fingerprint of `inputs`)."""
     arguments = training_arguments(job, task, folder, len(splits["train"]))
     base, args, extra = BACKENDS[job.backend].trainer(arguments, TrainerOptions(job.gaudi_config, job.on_device))
-    trainer_class = type(f"Task{base.__name__}", (EpochOrder, SealedCheckpoints, base), {})
+    mixins = (FolderAtFirstSave, EpochOrder, SealedCheckpoints, base)
+    trainer_class = type(f"Task{base.__name__}", mixins, {"fingerprint_inputs": inputs})
 
     def compute_metrics(prediction) -> dict:
         found = split_scores(task, splits["validation"], prediction.predictions)
@@ -178,6 +184,7 @@ def build_trainer(job: FinetuneJob, task: dict, model, splits: dict[str, Encoded
         train_dataset=splits["train"],
         eval_dataset=splits["validation"],
         compute_metrics=compute_metrics,
+        callbacks=[StopWhenDiverged()],
         **extra,
     )
 
@@ -208,26 +215,74 @@ def finetune(job: FinetuneJob, out: str) -> dict:
             f"recipe max_length {length} of task {task['task']!r}; lower the task's max_length"
         )
     inputs = fingerprint_inputs(job, task)
+    own = Path(job.checkpoints)
+    folder = own / fingerprint(inputs)
     with naming_a_full_disk(job.checkpoints, "run's checkpoints"):
-        folder = run_directory(str(Path(job.checkpoints)), inputs)
         try:
-            result = train_and_score(job, task, splits, model, folder, resume_point(job.checkpoints, inputs, print))
+            resume = resume_point(job.checkpoints, inputs, print)
+            result = train_and_score(job, task, splits, model, folder, resume, inputs)
         except BaseException:
-            discard_unused(folder)  # a run that failed before its first checkpoint leaves no folder that looks like one
+            remove_emptied(folder, own)  # a run that failed before its first checkpoint leaves no folder
             raise
     write_json(out, result)
-    shutil.rmtree(folder)
+    remove_finished(folder, own)
+    if result["diverged"]:
+        print(
+            f"finetune run of {job.name!r}, seed {job.seed}, diverged at the learning rate "
+            f"{job.recipe['learning_rate']:g}: {result['diverged']}; its scores are left out of the rate search and "
+            "the summary (lower the rates, should every rate diverge)"
+        )
     return result
 
 
-def train_and_score(job: FinetuneJob, task: dict, splits: dict[str, EncodedSplit], model, folder: Path, resume):
-    """Train in `folder` (from the checkpoint `resume`, if any), keep the best epoch on validation, score it."""
-    trainer = build_trainer(job, task, model, splits, folder)
+def held_out_logits(trainer, splits: dict[str, EncodedSplit]) -> dict:
+    """The run's outputs on each held-out split, without the padding of the last evaluation batch."""
+    return {
+        split: trainer.predict(encoded).predictions[: encoded.count]
+        for split, encoded in splits.items()
+        if split != "train"
+    }
+
+
+def scored(task: dict, splits: dict[str, EncodedSplit], logits: dict, best: float) -> dict:
+    """A run's results: its best epoch, its scores and classes predicted on each held-out split, its predictions."""
+    return {
+        "best_epoch": best,
+        **{split: split_scores(task, splits[split], found) for split, found in logits.items()},
+        "classes_predicted": {split: classes_predicted(task, splits[split], found) for split, found in logits.items()},
+        "predictions": run_predictions(task, splits, logits),
+        "diverged": None,
+    }
+
+
+def diverged_result(task: dict, splits: dict[str, EncodedSplit], diverged: str) -> dict:
+    """A diverged run's results: why it diverged, and no best epoch, score, class count or prediction."""
+    held_out = [split for split in splits if split != "train"]
+    return {
+        "best_epoch": None,
+        **{split: dict.fromkeys(task["metrics"]) for split in held_out},
+        "classes_predicted": dict.fromkeys(held_out),
+        "predictions": None,
+        "diverged": diverged,
+    }
+
+
+def train_and_score(
+    job: FinetuneJob, task: dict, splits: dict[str, EncodedSplit], model, folder: Path, resume, inputs: dict
+) -> dict:
+    """Train in `folder` (from the checkpoint `resume`, if any; `inputs`: its fingerprint's), keep the best epoch on
+    validation and score it, or, if the run diverged, say why instead."""
+    made(folder)  # the trainer makes it, and another run may be removing the empty folders above it: made here first
+    trainer = build_trainer(job, task, model, splits, folder, inputs)
+    remove_emptied(folder, Path(job.checkpoints))  # no checkpoint yet: the first save makes the folder again
     hyperparameters = {"task": task["task"], "recipe": job.recipe}
     for callback in tracking_callbacks(job.trackers, job.tracking, folder.name, hyperparameters):
         trainer.add_callback(callback)
     trainer.train(resume_from_checkpoint=resume)
-    logits = {split: trainer.predict(splits[split]).predictions for split in splits if split != "train"}
+    diverged = loss_divergence(trainer.state.log_history)
+    logits = {} if diverged else held_out_logits(trainer, splits)
+    diverged = diverged or output_divergence(logits)
+    best = None if diverged else best_epoch(trainer, steps_per_epoch(job, task, len(splits["train"])))
     return {
         "task": task["task"],
         "model": job.name,
@@ -237,9 +292,6 @@ def train_and_score(job: FinetuneJob, task: dict, splits: dict[str, EncodedSplit
         "fold": task["fold"],
         "recipe": job.recipe,
         "search": job.rate != CHOSEN,
-        "best_epoch": best_epoch(trainer, steps_per_epoch(job, task, len(splits["train"]))),
-        **{split: split_scores(task, splits[split], found) for split, found in logits.items()},
-        "classes_predicted": {split: classes_predicted(task, splits[split], found) for split, found in logits.items()},
-        "predictions": run_predictions(task, splits, logits),
+        **(diverged_result(task, splits, diverged) if diverged else scored(task, splits, logits, best)),
         "machine": machine(job.backend),
     }

@@ -12,12 +12,15 @@ PROBE = (
 KIND_NAMES = {"random_init": "random init", "reference": "reference", "baseline": "baseline"}  # pretrained: its name
 
 
-def score(spread: dict | None) -> str:
+def score(spread: dict | None, runs: int = 1) -> str:
+    """A median and its min to max over the seeds whose score is defined, of the `runs` that have scores; undefined
+    where no seed's is (Matthews' correlation of a classifier that answers one class, a correlation of a constant)."""
     if spread is None:
         return "undefined"
-    if spread["runs"] == 1 or spread["min"] == spread["max"]:
-        return f"{spread['median']:.3f}"
-    return f"{spread['median']:.3f} ({spread['min']:.3f} to {spread['max']:.3f})"
+    text = f"{spread['median']:.3f}"
+    if spread["runs"] > 1 and spread["min"] != spread["max"]:
+        text += f" ({spread['min']:.3f} to {spread['max']:.3f})"
+    return text + (f" over {spread['runs']} of {runs} seeds, undefined in the others" if spread["runs"] < runs else "")
 
 
 def balance(counts: dict) -> str:
@@ -35,15 +38,19 @@ def folds_text(results: dict) -> str:
     return f", {results['folds']} folds pooled" if results["folds"] else ""
 
 
+def split_size(results: dict) -> str:
+    """The groups and examples of the split the intervals resample."""
+    split = results["reported_split"]
+    examples = plural(results["splits"][split]["examples"], "example")
+    return f"{plural(results['bootstrap']['groups'], f'{split} group')}, {examples}{folds_text(results)}"
+
+
 def interval_text(compared: dict, results: dict) -> str:
-    """The 95% interval of a comparison and the test size it was resampled from, or why there is none."""
+    """The 95% interval of a comparison and the test size it was resampled from (none: the verdict says why)."""
     if compared["interval"] is None:
-        return "no interval: no resample scored both models"
+        return f"no interval ({split_size(results)})"
     low, high = compared["interval"]
-    bootstrap, split = results["bootstrap"], results["reported_split"]
-    examples = results["splits"][split]["examples"]
-    size = f"{bootstrap['groups']:,} {split} groups, {examples:,} examples{folds_text(results)}"
-    return f"{bootstrap['level']:.0%} interval {low:+.3f} to {high:+.3f} ({size})"
+    return f"{results['bootstrap']['level']:.0%} interval {low:+.3f} to {high:+.3f} ({split_size(results)})"
 
 
 def machine_text(found: dict) -> str:
@@ -69,7 +76,18 @@ def rate_text(results: dict) -> str:
     text += ": " + ", ".join(f"{name} {rate:g}" for name, rate in rates.items())
     if results["reported_split"] == search["chosen_on"]:
         text += f"; chosen and reported on {search['chosen_on']}, so the scores are optimistic"
-    return text
+    return text + diverged_text(results)
+
+
+def diverged_text(results: dict) -> str:
+    """The rates at which a model's search runs diverged (never chosen), if any."""
+    diverged = [
+        f"{name} at {row['learning_rate']:g} ({row['diverged']} of {row['runs']} runs)"
+        for name, entry in results["models"].items()
+        for row in entry.get("search", [])
+        if row.get("diverged")
+    ]
+    return f"; diverged, so never chosen: {', '.join(diverged)}" if diverged else ""
 
 
 GAINS = {  # each gain of metrics.json: its question and the difference it is
@@ -87,7 +105,7 @@ def gain_line(results: dict, key: str = "pretraining_gain") -> str:
     return (
         f"{gain['verdict']}: {GAINS[key][1]}, {gain['metric']} {gain['median']:+.3f} "
         f"({gain['min']:+.3f} to {gain['max']:+.3f} over {gain['runs']} seeds, seed by seed); "
-        f"{interval_text(gain, results)}, seeds resampled too"
+        f"{interval_text(gain, results)}{', seeds resampled too' if gain['interval'] else ''}"
     )
 
 
@@ -101,15 +119,17 @@ def gain_rows(results: dict, protocol: str) -> list[tuple[str, str]]:
 
 
 def comparison_rows(results: dict, prefix: str = "") -> list[tuple[str, str]]:
-    """The pretrained model against every other model but those of a gain line (random initialisation, a base)."""
+    """The pretrained model against every other model but those of a gain line (random initialisation, a base); a
+    difference of medians where either is undefined is said to be."""
     rows = []
     for name, compared in results["comparisons"].items():
-        if name in [other for _, _, other in GAINS.values()] or compared["difference"] is None:
+        if name in [other for _, _, other in GAINS.values()]:
             continue
+        difference = "undefined" if compared["difference"] is None else f"{compared['difference']:+.3f}"
         rows.append(
             (
                 f"{prefix}pretrained against {name}",
-                f"{compared['verdict']}: {compared['metric']} {compared['difference']:+.3f} (medians); "
+                f"{compared['verdict']}: {compared['metric']} {difference} (medians); "
                 f"{interval_text(compared, results)}",
             )
         )
@@ -123,9 +143,12 @@ def model_rows(results: dict, prefix: str = "") -> list[tuple[str, str]]:
         runs = len(entry["runs"])
         details = [KIND_NAMES.get(entry["kind"]), f"{runs} seeds" if entry["kind"] != "baseline" else None]
         label = f"{prefix}{name} ({', '.join(detail for detail in details if detail)})"
-        found = ", ".join(score(entry["summary"][metric]) for metric in results["metrics"])
+        diverged = entry.get("diverged_runs", 0)
+        found = ", ".join(score(entry["summary"][metric], runs - diverged) for metric in results["metrics"])
         if entry["one_class_runs"]:
             found += f"; {entry['one_class_runs']} of {runs} seeds answer one class to every example"
+        if diverged:
+            found += f"; {diverged} of {runs} seeds diverged (left out)"
         rows.append((label, found))
     return rows
 

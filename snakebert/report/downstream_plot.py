@@ -1,5 +1,5 @@
 """The report's downstream figure: per task, every model's main score on the reported split, the median with its
-min-max over seeds, the baselines beside them."""
+min-max over seeds, the baselines beside them; a score that is undefined is written as such in its row."""
 
 from ..errors import DataError
 from ..files.json_files import read_json
@@ -18,10 +18,10 @@ def plot_downstream(metrics_files: list[str], out: str) -> None:
         names = list(task["models"])[::-1]
         for row, name in enumerate(names):
             entry = task["models"][name]
-            spread = entry["summary"][metric]
+            spread, colour = entry["summary"][metric], KIND_COLOURS[entry["kind"]]
             if spread is None:
+                axis.text(0.02, row, "undefined", transform=axis.get_yaxis_transform(), va="center", color=colour)
                 continue
-            colour = KIND_COLOURS[entry["kind"]]
             low, high = spread["median"] - spread["min"], spread["max"] - spread["median"]
             axis.errorbar(spread["median"], row, xerr=[[low], [high]], fmt="o", color=colour, capsize=3)
         axis.set_yticks(range(len(names)), names)

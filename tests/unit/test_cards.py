@@ -14,7 +14,7 @@ from huggingface_hub import DatasetCard, ModelCard
 from snakebert.cards.dataset import write_dataset_card
 from snakebert.cards.model import write_model_card
 from snakebert.config_defaults import schema_defaults
-from snakebert.finetune.interval import NOT_SHOWN
+from snakebert.finetune.interval import NONE_SCORED, NOT_SHOWN, too_few_groups
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
 TRAINING = {"backend": "cpu", "world_size": 1, "global_batch_size": 8, "steps": 60, "resumed_from": None,
@@ -215,6 +215,37 @@ def test_the_model_card_names_the_architecture_trained(run):
     out = run / "cards/model/README.md"
     write_model_card(*model_card_args(run, out))
     assert "A ModernBERT masked language model (`ModernBertForMaskedLM`) pretrained" in ModelCard.load(out).text
+
+
+def test_undefined_scores_and_a_split_too_small_to_judge_are_said_so(run):
+    """The majority class's Matthews correlation divides by zero (one class answered); the test split is one example:
+    "undefined" and the reason there is no interval, never 0.000 and never a crash."""
+    task = task_metrics("party", "classification", ["accuracy", "matthews"], [0.6, 0.2])
+    task["models"]["majority"]["summary"]["matthews"] = None
+    task["splits"]["test"] = {**task["splits"]["test"], "examples": 1, "groups": 1}
+    task["bootstrap"]["groups"] = 1
+    too_few = {"interval": None, "verdict": too_few_groups(1)}
+    task["comparisons"] = {
+        "random": {"metric": "matthews", "difference": 0.04, **too_few},
+        "majority": {"metric": "matthews", "difference": None, "interval": None, "verdict": NONE_SCORED},
+    }
+    task["pretraining_gain"] |= too_few
+    task["linear_probe"] = None
+    (run / "finetune/party/metrics.json").write_text(json.dumps(task))
+    out = run / "cards/model/README.md"
+    write_model_card(*model_card_args(run, out)[:4], [str(run / "finetune/party/metrics.json")], str(out))
+    card = ModelCard.load(out)
+    assert [result.metric_type for result in card.data.eval_results[3:]] == ["accuracy", "matthews"]
+    assert "| majority | baseline | 0.300 | undefined |" in card.text
+    assert (
+        "- **pretrained against majority:** not shown: no resample scored both models: matthews undefined (medians); "
+        "no interval (1 test group, 1 example)" in card.text
+    )
+    assert (
+        "Did pretraining pay? not shown: 1 test group, fewer than 6 to resample: pretrained minus random init, "
+        "matthews +0.070 (+0.030 to +0.100 over 3 seeds, seed by seed); no interval (1 test group, 1 example)."
+        in card.text
+    )
 
 
 def test_a_model_card_without_downstream_tasks_says_so(run):

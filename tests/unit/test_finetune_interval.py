@@ -7,7 +7,17 @@ import itertools
 import numpy as np
 import pytest
 
-from snakebert.finetune.interval import NOT_SHOWN, difference_interval, group_members, resampled_scores, verdict
+from snakebert.finetune.interval import (
+    MIN_GROUPS,
+    NO_WIDTH,
+    NONE_SCORED,
+    NOT_SHOWN,
+    difference_interval,
+    group_members,
+    judged,
+    resampled_scores,
+    verdict,
+)
 
 TRUTH = np.array([1, 0, 1, 0, 1, 1, 0])
 GROUPS = np.array(["b", "b", "a", "a", "c", "c", "c"])
@@ -60,7 +70,33 @@ def test_a_resample_with_an_undefined_score_is_left_out_and_none_defined_gives_n
     assert np.isnan(found["first"]).any() and not np.isnan(found["first"]).all()
     assert difference_interval(found["first"], found["second"]) is not None
     nothing = np.full(5, np.nan)
-    assert difference_interval(nothing, nothing) is None and verdict(None) == NOT_SHOWN
+    assert difference_interval(nothing, nothing) is None
+    assert judged(nothing, nothing, MIN_GROUPS) == {"interval": None, "verdict": NONE_SCORED}
+
+
+def test_a_run_without_predictions_a_diverged_one_is_left_out_where_drawn():
+    found = resampled_scores(accuracy, TRUTH, GROUPS, {"first": [RUNS["first"][0], None]}, resamples=200)
+    assert np.isnan(found["first"]).any() and not np.isnan(found["first"]).all()
+
+
+@pytest.mark.parametrize(
+    ("groups", "expected"),
+    [
+        (1, "not shown: 1 test group, fewer than 6 to resample"),
+        (5, "not shown: 5 test groups, fewer than 6 to resample"),
+    ],
+)
+def test_too_few_groups_give_no_interval_and_say_so(groups, expected):
+    """However far apart the scores: with 5 groups, even all 5 favouring one model is a two-sided sign-test p of
+    0.0625."""
+    assert judged(np.full(9, 0.9), np.full(9, 0.4), groups) == {"interval": None, "verdict": expected}
+
+
+def test_a_zero_width_interval_is_no_verdict():
+    """Every resample gave the same difference (a resampling that saw no variation, as one group gives): no interval,
+    and no yes or no."""
+    assert judged(np.full(9, 0.5), np.full(9, 1.0), MIN_GROUPS) == {"interval": None, "verdict": NO_WIDTH}
+    assert judged(np.array([0.5, 0.6, 0.7]), np.full(3, 0.4), MIN_GROUPS)["verdict"] == "yes"
 
 
 @pytest.mark.parametrize(

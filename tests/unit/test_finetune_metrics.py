@@ -9,7 +9,7 @@ from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from snakebert.errors import DataError
-from snakebert.finetune.baselines import run_baselines
+from snakebert.finetune.baselines import majority, run_baselines
 from snakebert.finetune.metrics import scores, spread
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.summary import summarize_task
@@ -20,14 +20,17 @@ TRUTH = np.array([0, 1, 1, 0, 1, 1, 0, 0, 1, 1])
 GUESS = np.array([0, 1, 0, 0, 1, 1, 1, 0, 1, 0])
 
 
-def sklearns(truth, guess, classes: int) -> dict[str, float]:
+def sklearns(truth, guess, classes: int) -> dict[str, float | None]:
+    """scikit-learn's scores, undefined (None) where it divides by zero: zero_division=np.nan for F1, and Matthews'
+    correlation where all truth or all predictions are one class (scikit-learn says 0 there)."""
     labels = list(range(classes))
     found = {
         "accuracy": accuracy_score(truth, guess),
-        "macro_f1": f1_score(truth, guess, average="macro", labels=labels, zero_division=0),
-        "matthews": matthews_corrcoef(truth, guess),
+        "macro_f1": f1_score(truth, guess, average="macro", labels=labels, zero_division=np.nan),
+        "matthews": matthews_corrcoef(truth, guess) if len(set(truth)) > 1 and len(set(guess)) > 1 else np.nan,
     }
-    return found | ({"f1": f1_score(truth, guess, zero_division=0)} if classes == 2 else {})
+    found |= {"f1": f1_score(truth, guess, zero_division=np.nan)} if classes == 2 else {}
+    return {name: None if np.isnan(value) else value for name, value in found.items()}
 
 
 def test_class_metrics_are_scikit_learns():
@@ -49,6 +52,26 @@ def test_class_metrics_are_scikit_learns_on_many_draws_with_classes_missing_and_
 
 def test_macro_f1_counts_a_class_never_predicted_as_zero():
     assert scores(["macro_f1"], TRUTH, np.ones(10, dtype=int), 2)["macro_f1"] == pytest.approx(0.75 / 2)
+
+
+def test_an_undefined_f1_or_matthews_correlation_is_none_not_zero():
+    """One class in truth and predictions alike: the second class's F1 and Matthews' correlation divide by zero."""
+    truth = np.zeros(6, dtype=int)
+    found = scores(["accuracy", "macro_f1", "f1", "matthews"], truth, truth, 2)
+    assert found == {"accuracy": 1.0, "macro_f1": 1.0, "f1": None, "matthews": None}
+    assert found == sklearns(truth, truth, 2)
+    assert scores(["matthews"], TRUTH, np.ones(10, dtype=int), 2) == {"matthews": None}  # a collapsed classifier
+
+
+def test_macro_f1_leaves_out_a_class_absent_from_truth_and_predictions_as_scikit_learn_does():
+    truth, guess = np.array([0, 0, 2, 2, 0]), np.array([0, 2, 2, 2, 0])  # class 1 of 3 nowhere
+    found = scores(["macro_f1"], truth, guess, 3)["macro_f1"]
+    assert found == pytest.approx(f1_score(truth, guess, average="macro"))  # the labels present: 0 and 2
+    assert found == pytest.approx(sklearns(truth, guess, 3)["macro_f1"]) == 0.8  # not 1.6 / 3, class 1 counted 0
+
+
+def test_a_correlation_of_one_example_is_undefined():
+    assert scores(["pearson", "spearman"], np.array([1.0]), np.array([2.0]), 0) == {"pearson": None, "spearman": None}
 
 
 def test_correlations_are_scipys_and_undefined_for_constant_predictions():
@@ -179,8 +202,9 @@ def test_each_model_is_reported_at_the_rate_its_validation_median_chooses_whatev
         )
     models = found["low"]["models"]
     assert [models[name]["learning_rate"] for name in ("pretrained", "random")] == [3e-3, 1e-3]
-    assert models["pretrained"]["search"] == [{"learning_rate": 1e-3, "validation": 0.6, "runs": 1},
-                                              {"learning_rate": 3e-3, "validation": 0.8, "runs": 1}]  # fmt: skip
+    assert models["pretrained"]["search"] == [{"learning_rate": 1e-3, "validation": 0.6, "runs": 1, "diverged": 0},
+                                              {"learning_rate": 3e-3, "validation": 0.8, "runs": 1,
+                                               "diverged": 0}]  # fmt: skip
     assert [run["seed"] for run in models["pretrained"]["runs"]] == [1, 2, 3]
     assert [run["validation"]["macro_f1"] for run in models["random"]["runs"]] == [0.7, 0.6, 0.6]  # at 1e-3 only
     assert found["low"]["learning_rates"] == {"grid": [1e-3, 3e-3], "search_seeds": 1, "chosen_on": "validation",
@@ -206,6 +230,106 @@ def test_a_run_at_a_rate_its_search_does_not_choose_is_refused(party, tmp_path):
                                         r"model's search chooses 0.003 \(rerun it\)"):  # fmt: skip
         summarize_task(str(party / "task.json"), runs, [], GRID, [str(baselines)], str(tmp_path / "metrics.json"))
     assert not (tmp_path / "metrics.json").exists()
+
+
+@pytest.fixture(scope="module")
+def party_baselines(party, tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("baselines") / "baselines.json"
+    run_baselines(str(party), str(path))
+    return str(path)
+
+
+def diverge(path: str, at: str = "training loss nan in epoch 2") -> None:
+    """Make the run of `path` one that diverged, as a run that did writes it."""
+    import json
+
+    run = json.loads(Path(path).read_text())
+    scored = dict.fromkeys(run["test"])
+    run |= {"diverged": at, "best_epoch": None, "validation": scored, "test": scored, "predictions": None,
+            "classes_predicted": {"validation": None, "test": None}}  # fmt: skip
+    Path(path).write_text(json.dumps(run))
+
+
+def test_a_diverged_run_is_counted_and_never_scored(party, party_baselines, tmp_path):
+    """Pretrained's chosen seed 3 diverged, and random's search run at 3e-3 (a rate its search does not choose)."""
+    truth = read_task_dir(str(party))[1]["test"].column("label").to_pylist()
+    runs = searched(tmp_path / "runs", {"pretrained": truth, "random": [0] * len(truth)}, (0.5, 0.5))
+    diverge(next(path for path in runs if path.endswith("pretrained-0.003-3.json")))
+    diverge(next(path for path in runs if path.endswith("random-0.003-1.json")), "training loss inf in epoch 1")
+    found = summarize_task(str(party / "task.json"), runs, [], GRID, [party_baselines], str(tmp_path / "metrics.json"))
+    ours = found["models"]["pretrained"]
+    assert [run.get("diverged") for run in ours["runs"]] == [None, None, "training loss nan in epoch 2"]
+    assert ours["diverged_runs"] == 1 and ours["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7,
+                                                                          "runs": 2}  # fmt: skip
+    assert found["models"]["random"]["search"][1] == {"learning_rate": 3e-3, "validation": None, "runs": 1,
+                                                      "diverged": 1}  # fmt: skip
+    assert found["pretraining_gain"]["runs"] == 2 and found["pretraining_gain"]["verdict"] == "yes"
+    rows = dict(task_rows({**found, "description": "the party"}))
+    assert rows["pretrained (3 seeds)"].endswith("; 1 of 3 seeds diverged (left out)")
+
+
+def test_a_model_whose_every_rate_diverged_is_refused_naming_it_and_its_rates(party, party_baselines, tmp_path):
+    truth = read_task_dir(str(party))[1]["test"].column("label").to_pylist()
+    runs = searched(tmp_path / "runs", {"pretrained": truth, "random": truth}, (0.5, 0.5))
+    for path in runs:
+        if "random-" in path and "-1.json" in path:
+            diverge(path)
+    refusal = (r"finetune task 'party', model 'random': fine-tuning diverged at every learning rate of the grid "
+               r"\(0.001, 0.003; at 0.001, seed 1: training loss nan in epoch 2\), so no rate has a score to report: "
+               r"lower the rates")  # fmt: skip
+    with pytest.raises(DataError, match=refusal):
+        summarize_task(str(party / "task.json"), runs, [], GRID, [party_baselines], str(tmp_path / "metrics.json"))
+    assert not (tmp_path / "metrics.json").exists()
+
+
+def test_a_test_split_of_one_example_gives_no_interval_and_says_why(tmp_path):
+    """One test example is one group: however the seeds and the models differ, nothing can be said at 95%."""
+    from finetune_data import pair_rows, write_csv
+
+    rows = pair_rows(61)
+    train, test = write_csv(tmp_path / "train.csv", rows[:60]), write_csv(tmp_path / "test.csv", rows[60:])
+    task = {"name": "pairs", "type": "files", "format": "csv", "train": str(train), "validation": None,
+            "test": str(test), "text_column": "first",
+            "text_pair_column": "second", "label_column": "label", "group_column": "doc", "problem": None,
+            "metrics": None, "split": {"validation_fraction": 0.2, "test_fraction": 0, "seed": 0, "folds": None},
+            "recipe": {}}  # fmt: skip
+    prepare_task(task, str(tmp_path / "data"))
+    truth = read_task_dir(str(tmp_path / "data"))[1]["test"].column("label").to_pylist()
+    runs = write_runs(tmp_path, {"pretrained": [1 - truth[0]], "random": truth}, {"pretrained": [0.5, 0.5],
+                                                                                   "random": [0.9, 0.9]})  # fmt: skip
+    baselines = tmp_path / "baselines.json"
+    run_baselines(str(tmp_path / "data"), str(baselines))
+    found = summarize_task(str(tmp_path / "data/task.json"), runs, [], [3e-3], [str(baselines)],
+                           str(tmp_path / "metrics.json"))  # fmt: skip
+    reason = "not shown: 1 test group, fewer than 6 to resample"
+    assert [(each["interval"], each["verdict"]) for each in found["comparisons"].values()] == [(None, reason)] * 3
+    assert found["pretraining_gain"]["verdict"] == reason and found["pretraining_gain"]["interval"] is None
+    rows = dict(task_rows({**found, "description": "the pairs"}))
+    assert rows["did pretraining pay? (fine-tuned)"] == (
+        f"{reason}: pretrained minus random init, macro_f1 -0.400 (-0.400 to -0.400 over 2 seeds, seed by seed); "
+        "no interval (1 test group, 1 example)"
+    )
+
+
+def test_the_majority_baselines_matthews_correlation_is_undefined(party):
+    """The majority class answers one class to every example: its Matthews correlation divides by zero."""
+    task, splits = read_task_dir(str(party))
+    found = majority(splits, {**task, "main_metric": "matthews", "metrics": ["matthews", "accuracy"]})
+    assert found["test"]["matthews"] is found["validation"]["matthews"] is None
+    assert found["test"]["accuracy"] == pytest.approx(120 / 216)
+
+
+def test_the_downstream_figure_writes_an_undefined_score_in_its_row(tmp_path):
+    import json
+
+    from snakebert.report.downstream_plot import plot_downstream
+
+    models = {"pretrained": {"kind": "pretrained", "summary": {"matthews": {"median": 0.2, "min": 0.1, "max": 0.3}}},
+              "majority": {"kind": "baseline", "summary": {"matthews": None}}}  # fmt: skip
+    results = {"task": "party", "main_metric": "matthews", "reported_split": "test", "models": models}
+    (tmp_path / "metrics.json").write_text(json.dumps(results))
+    plot_downstream([str(tmp_path / "metrics.json")], str(tmp_path / "downstream.svg"))
+    assert "<!-- undefined -->" in (tmp_path / "downstream.svg").read_text()
 
 
 def write_probes(folder, predictions: dict[str, list], values: dict[str, float], seeds: int = 3) -> list[str]:

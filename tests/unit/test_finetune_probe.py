@@ -7,9 +7,11 @@ import json
 import numpy as np
 import pytest
 import torch
+import transformers
 from finetune_data import pair_rows, write_csv
 from helpers import save_tiny_model
 
+from snakebert.errors import DataError
 from snakebert.finetune.encoded import EncodedSplit
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.probe import STRENGTHS, encoder, features, probe_model
@@ -63,3 +65,18 @@ def test_one_result_per_seed_the_same_for_a_saved_model_and_drawn_again_for_rand
     probe_model(str(root / "pairs"), "random_init", "random_init", model_dir, 32, 8, [str(again)])
     assert again.read_bytes() == outs["random_init"][0].read_bytes()
     assert drawn[0]["machine"]["backend"] == "cpu"
+
+
+def test_a_model_whose_features_are_not_finite_is_refused_naming_it_and_the_split(prepared, tmp_path):
+    """A model of nan weights (a pretraining that diverged): scikit-learn would fail on nan, or fit on inf."""
+    root, model_dir = prepared
+    model = transformers.AutoModelForMaskedLM.from_pretrained(model_dir)
+    with torch.no_grad():
+        model.bert.embeddings.LayerNorm.weight[0] = float("nan")
+    model.save_pretrained(tmp_path / "broken")
+    transformers.AutoTokenizer.from_pretrained(model_dir).save_pretrained(tmp_path / "broken")
+    out = tmp_path / "probe-1.json"
+    with pytest.raises(DataError, match=r"linear probe of finetune model 'pretrained' \(.*broken\): its features of "
+                                        r"\d+ of \d+ train examples are not finite \(nan or inf\)"):  # fmt: skip
+        probe_model(str(root / "pairs"), "pretrained", "pretrained", str(tmp_path / "broken"), 32, 8, [str(out)])
+    assert not out.exists()

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -22,6 +23,8 @@ from snakebert.errors import DataError
 from snakebert.finetune.encoded import EncodedSplit
 from snakebert.finetune.job import FinetuneJob
 from snakebert.finetune.prepare import prepare_task, read_task_dir
+from snakebert.finetune.rates import chosen_rate
+from snakebert.finetune.run_folder import remove_finished
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
 from snakebert.training.trackers import TRACKING_ENV
 from snakebert.training.trainers import SealedCheckpoints
@@ -103,6 +106,41 @@ def test_a_chosen_run_takes_the_rate_its_search_chooses_on_validation_and_a_rate
     assert not (tmp_path / "off.json").exists()
 
 
+def search_runs(folder, outcomes: dict[float, list]) -> tuple[str, ...]:
+    """Search results at each rate, seed by seed: a validation macro-F1, or "nan" for a run that diverged."""
+    paths = []
+    for rate, found in outcomes.items():
+        for seed, outcome in enumerate(found, 1):
+            diverged = f"training loss {outcome} in epoch 1" if outcome == "nan" else None
+            run = {"seed": seed, "recipe": {**RECIPE, "learning_rate": rate}, "diverged": diverged,
+                   "validation": {"macro_f1": None if diverged else outcome}, "test": {}}  # fmt: skip
+            paths.append(str(folder / f"search-{rate}-{seed}.json"))
+            Path(paths[-1]).write_text(json.dumps(run))
+    return tuple(paths)
+
+
+def test_a_rate_at_which_a_search_run_diverged_is_never_chosen(tmp_path):
+    runs = [
+        json.loads(Path(path).read_text()) for path in search_runs(tmp_path, {1e-3: [0.5, 0.6], 5e-3: [0.9, "nan"]})
+    ]
+    assert chosen_rate(runs, [1e-3, 5e-3], "macro_f1") == 1e-3  # 5e-3's one defined score is the best
+
+
+def test_a_chosen_run_whose_search_diverged_at_every_rate_is_refused_naming_the_task_model_and_rates(
+    prepared, tmp_path
+):
+    grid = {**RECIPE, "learning_rate": [1e29, 1e30]}
+    search = search_runs(tmp_path, {1e29: [0.7, "nan"], 1e30: ["nan", "nan"]})
+    with pytest.raises(DataError) as refused:
+        finetune(job(prepared, tmp_path, recipe=grid, rate="chosen", search=search, seed=3), str(tmp_path / "c.json"))
+    assert str(refused.value) == (
+        "finetune task 'pairs', model 'pretrained': fine-tuning diverged at every learning rate of the grid (1e+29, "
+        "1e+30; at 1e+29, seed 2: training loss nan in epoch 1), so no rate has a score to report: lower the rates "
+        "(finetune.recipe.learning_rate, or the task's recipe) and rerun"
+    )
+    assert not (tmp_path / "c.json").exists() and not (tmp_path / "checkpoints").exists()
+
+
 def test_test_labels_cannot_move_the_rate_a_search_chooses(prepared, tmp_path):
     """A search over two rates with seed 1, then seed 2 at the chosen rate, on a task with its own test file; then the
     same with the test file relabelled: the chosen rate and every validation score stay, the test scores move."""
@@ -171,6 +209,67 @@ def test_a_run_killed_after_a_checkpoint_resumes_to_the_same_result(prepared, tm
     assert "resuming from" in capsys.readouterr().out
     assert len(resumed_steps) == whole_steps * 2 // 3  # the first of 3 epochs came from the checkpoint
     assert resumed == whole
+
+
+def test_a_run_that_diverges_records_why_with_no_score_and_stops_at_the_first_epoch(prepared, tmp_path, monkeypatch):
+    """At a rate of 1e30 the loss is nan from the first epoch: the run says so and scores nothing, rather than giving
+    the scores of a classifier of nan weights, and its remaining epochs are not trained."""
+    steps = counting_steps(monkeypatch)
+    found = finetune(job(prepared, tmp_path, recipe={**RECIPE, "learning_rate": 1e30}, rate="lr-1e+30"),
+                     str(tmp_path / "diverged.json"))  # fmt: skip
+    assert found["diverged"] == "training loss nan in epoch 1"
+    assert found["validation"] == found["test"] == {"macro_f1": None, "accuracy": None}
+    assert found["predictions"] is None and found["best_epoch"] is None
+    assert found["classes_predicted"] == {"validation": None, "test": None}
+    assert len(steps) == 48 // RECIPE["batch_size"]  # one epoch of 48 train examples, not 3
+    assert json.loads((tmp_path / "diverged.json").read_text()) == found
+    assert not (tmp_path / "checkpoints").exists()
+
+
+def test_outputs_that_are_not_finite_make_a_diverged_run(prepared, tmp_path, monkeypatch):
+    import numpy as np
+
+    predict = transformers.Trainer.predict
+
+    def overflowing(self, *args, **kwargs):
+        found = predict(self, *args, **kwargs)
+        found.predictions[1, 0] = np.inf
+        return found
+
+    monkeypatch.setattr(transformers.Trainer, "predict", overflowing)
+    found = finetune(job(prepared, tmp_path), str(tmp_path / "run.json"))
+    assert found["diverged"] == "outputs not finite on 1 of 16 validation examples"
+    assert found["test"] == {"macro_f1": None, "accuracy": None}
+
+
+def test_no_run_folder_exists_before_the_first_checkpoint_and_a_finished_run_leaves_none(prepared, tmp_path,
+                                                                                         monkeypatch):  # fmt: skip
+    """A kill before the first save (kill -9 runs no cleanup) finds no folder of the run to leave behind; a finished
+    run removes its folders up to checkpoints/finetune, where no other run's are, and keeps another run's checkpoint."""
+    monkeypatch.chdir(tmp_path)
+    Path("checkpoints/finetune/pairs/random/lr-0.005/seed-1/0123456789abcdef/checkpoint-6").mkdir(parents=True)
+    others = sorted(Path("checkpoints").rglob("*"))
+    seen, step = [], transformers.Trainer.training_step
+
+    def looking(self, *args, **kwargs):
+        seen.append(sorted(Path("checkpoints").rglob("*")))
+        return step(self, *args, **kwargs)
+
+    monkeypatch.setattr(transformers.Trainer, "training_step", looking)
+    finetune(job(prepared, tmp_path, checkpoints="checkpoints/finetune/pairs/pretrained/lr-0.005/seed-1"), "run.json")
+    assert seen[0] == others and sorted(Path("checkpoints").rglob("*")) == others
+
+
+@pytest.mark.parametrize("relative", [True, False], ids=["under-checkpoints-finetune", "elsewhere"])
+def test_a_finished_runs_folders_are_removed_up_to_checkpoints_finetune_and_no_further(tmp_path, monkeypatch, relative):
+    monkeypatch.chdir(tmp_path)
+    own = Path("checkpoints/finetune/pairs/pretrained/chosen/fold-2/seed-3")
+    own = own if relative else tmp_path / "elsewhere" / own
+    (own / "0123456789abcdef/checkpoint-12").mkdir(parents=True)
+    remove_finished(own / "0123456789abcdef", own)
+    left = sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("*"))
+    parts = () if relative else own.relative_to(tmp_path).parts  # a path given elsewhere: only the run's own folder
+    assert left == ([Path("checkpoints")] if relative else [Path(*parts[:index]) for index in range(1, len(parts))])
 
 
 def test_random_init_has_the_architecture_and_not_the_weights(prepared, tmp_path):

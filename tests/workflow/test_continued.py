@@ -16,6 +16,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.clean import clean_batch
 from snakebert.files.arrow_streams import read_table
+from snakebert.finetune.interval import NO_WIDTH, NONE_SCORED, NOT_SHOWN
 
 CONTINUE = {"init_from": "base", **{key: None for key in schema_defaults("model") if key != "init_from"}}
 TEXT = "The Senate and HOUSE of representatives met in 1853, an unheard-of session."
@@ -71,7 +72,7 @@ def test_the_base_as_it_is_is_fine_tuned_beside_and_adaptation_answered(continue
     assert list(results["models"])[:3] == ["pretrained", "random", "base"]
     assert results["models"]["base"]["model"] == "base" and results["models"]["base"]["kind"] == "reference"
     gain = results["adaptation_gain"]
-    assert gain["verdict"] in {"yes", "no", "not shown at this test size"} and gain["runs"] == 1
+    assert gain["verdict"] in {"yes", "no", NOT_SHOWN, NO_WIDTH, NONE_SCORED} and gain["runs"] == 1
     assert results["linear_probe"]["adaptation_gain"]["runs"] == 1
     summary = (workdir / "results/report/summary.html").read_text()
     assert "did adaptation pay? (fine-tuned)" in summary and "did pretraining pay? (fine-tuned)" in summary

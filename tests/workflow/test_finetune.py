@@ -16,7 +16,9 @@ from helpers import planned_jobs, snakemake
 from shared_builds import copy_build
 from tensorboard_history import events, scalars
 
-VERDICTS = {"yes", "no", "not shown at this test size"}
+from snakebert.finetune.interval import NO_WIDTH, NONE_SCORED
+
+VERDICTS = {"yes", "no", "not shown at this test size", NO_WIDTH, NONE_SCORED}  # the splits hold 6 groups or more
 FINETUNE_RULES = {"prepare_task", "finetune", "linear_probe", "finetune_baselines", "summarize_finetune"}
 AFTER_FINETUNING = {"all", "plot_downstream", "report_summary", "model_card"}
 
@@ -83,6 +85,7 @@ def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned
     assert all(f"Downstream: {task['name']}" in summary for task in TASKS)
     assert "did pretraining pay? (fine-tuned)" in summary and "did pretraining pay? (linear probe)" in summary
     assert "<svg" in (workdir / "results/report/downstream.svg").read_text()
+    assert not (workdir / "checkpoints/finetune").exists()  # every run removed its folders
 
 
 def test_every_fine_tuning_run_keeps_a_history_of_its_epochs(finetuned):
