@@ -15,9 +15,10 @@ rule model_card:
         script=script("model_card.py"),
         code=code("model_card.py"),
         pretrain=config_json("pretrain"),
+        arguments=arguments_file({"--": "finetune"}),
     shell:
         "python {params.script} --model {input.model} --manifest {input.manifest} --eval-metrics {input.metrics}"
-        " --pretrain {params.pretrain:q} --out {output} -- {input.finetune:q} > {log} 2>&1"
+        " --pretrain {params.pretrain:q} --out {output} --arguments-file {params.arguments} > {log} 2>&1"
 
 
 rule dataset_card:

@@ -1,6 +1,5 @@
 import json
 import os
-import shlex
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -97,12 +96,13 @@ def init_from(wildcards):
 ADD_TOKENS = config["tokenizer"]["add_tokens"]
 
 
-def added_words_corpus(wildcards, input):
-    """keep_tokenizer's flags for `tokenizer.add_tokens`: the count and the corpus it reads the words from; none
-    without it."""
-    if not ADD_TOKENS:
-        return ""
-    return shlex.join(["--add-tokens", str(ADD_TOKENS), "--duplicates", input.duplicates, "--raw", *input.shards])
+def added_words(wildcards):
+    return str(ADD_TOKENS)
+
+
+# keep_tokenizer's arguments for `tokenizer.add_tokens` (arguments_file): the count and the corpus it reads the words
+# from; none without it.
+ADDED_WORDS_CORPUS = {"--add-tokens": added_words, "--duplicates": "duplicates", "--raw": "raw"} if ADD_TOKENS else {}
 
 
 def tokenizer_base_files():
@@ -148,6 +148,23 @@ def evaluation_json(wildcards):
 def probes_file(wildcards):
     """`evaluate.probes` in a file named by its content (settings_files.py): any number of prompts, no long argv."""
     return settings_file(config["evaluate"]["probes"], SETTINGS_FILES)
+
+
+def arguments_file(arguments):
+    """A params function: a script's arguments in a file named by their content (settings_files.py), which the script
+    reads in place of `--arguments-file {params.NAME}`: no command grows with a list (every shard, run or task), as
+    the kernel caps a command, one argument of `bash -c`, at 128 KiB. `arguments` is {flag: value}, in order (the flag
+    `--` for positionals, last): a string names an input of the job, whose files follow the flag; a function of the
+    wildcards gives one value, or a list of them."""
+
+    def path(wildcards, input):
+        listed = []
+        for flag, value in arguments.items():
+            found = getattr(input, value) if isinstance(value, str) else value(wildcards)
+            listed += [flag, *([found] if isinstance(found, str) else found)]
+        return settings_file(listed, SETTINGS_FILES)
+
+    return path
 
 
 def probe_results():
@@ -318,6 +335,11 @@ def probe_runs(wildcards):
         for fold in finetune_plan.fold_segments(TASKS[wildcards.task])
         for path in finetune_plan.probe_runs(wildcards.task, config["finetune"], model, fold)
     ]
+
+
+def probe_outputs(wildcards):
+    """A linear-probe job's results, seed by seed, as the rule declares them."""
+    return finetune_plan.probe_runs(wildcards.task, config["finetune"], wildcards.model, wildcards.fold)
 
 
 def baseline_results(wildcards):

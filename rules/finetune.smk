@@ -45,15 +45,14 @@ rule finetune:
         data="results/finetune/{task}/data/{fold}",
         kind=finetune_model_kind,
         source=finetune_model_source,
-        recipe=run_recipe_json,
+        arguments=arguments_file({"--recipe": run_recipe_json, "--search": "search"}),
         eval_batch_size=config["finetune"]["eval_batch_size"],
         backend=finetune_backend,
         checkpoints=os.path.join(finetune_plan.CHECKPOINTS, "{task}", "{model}", "{rate}", "{fold}seed-{seed}"),
         gaudi_config=GAUDI_CONFIG,
     shell:
         "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"
-        " --model {params.source:q} --seed {wildcards.seed} --recipe {params.recipe:q} --rate {wildcards.rate}"
-        " --search {input.search:q}"
+        " --model {params.source:q} --seed {wildcards.seed} --rate {wildcards.rate} --arguments-file {params.arguments}"
         " --eval-batch-size {params.eval_batch_size} --backend {params.backend} --checkpoints {params.checkpoints}"
         " --gaudi-config {params.gaudi_config:q}"
         " --tracking-dir logs/tracking/finetune/{wildcards.task}/{wildcards.model}/{wildcards.rate}/{wildcards.fold}seed-{wildcards.seed}"
@@ -81,10 +80,11 @@ rule linear_probe:
         source=finetune_model_source,
         max_length=probe_max_length,
         batch_size=config["finetune"]["eval_batch_size"],
+        arguments=arguments_file({"--out": probe_outputs}),
     shell:
         "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"
         " --model {params.source:q} --max-length {params.max_length} --batch-size {params.batch_size}"
-        " --threads {threads} --out {output:q} > {log} 2>&1"
+        " --threads {threads} --arguments-file {params.arguments} > {log} 2>&1"
 
 
 rule finetune_baselines:
@@ -120,8 +120,14 @@ rule summarize_finetune:
     params:
         script=script("summarize_finetune.py"),
         code=code("summarize_finetune.py"),
-        learning_rates=learning_rates_json,
+        arguments=arguments_file(
+            {
+                "--baselines": "baselines",
+                "--learning-rates": learning_rates_json,
+                "--runs": "runs",
+                "--probes": "probes",
+            }
+        ),
     shell:
-        "python {params.script} --task {input.data}/task.json --baselines {input.baselines:q}"
-        " --learning-rates {params.learning_rates:q} --runs {input.runs:q} --probes {input.probes:q} --out {output}"
+        "python {params.script} --task {input.data}/task.json --arguments-file {params.arguments} --out {output}"
         " > {log} 2>&1"

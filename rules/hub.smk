@@ -12,6 +12,6 @@ rule push_to_hub:
         script=script("push_to_hub.py"),
         code=code("push_to_hub.py"),
         hub=config_json("hub"),
-        uploads=hub_uploads_json,
+        arguments=arguments_file({"--uploads": hub_uploads_json}),
     shell:
-        "python {params.script} --hub {params.hub:q} --uploads {params.uploads:q} --out {output} > {log} 2>&1"
+        "python {params.script} --hub {params.hub:q} --arguments-file {params.arguments} --out {output} > {log} 2>&1"

@@ -13,18 +13,16 @@ rule ingest_shard:
     params:
         script=script("ingest_shard.py"),
         code=code("ingest_shard.py"),
-        source=source_json,
-        clean=config_json("clean"),
         index=shard_index,
-        files=shard_files,
+        arguments=arguments_file({"--source": source_json, "--clean": config_json("clean"), "--": shard_files}),
     shell:
-        "python {params.script} --source {params.source:q} --clean {params.clean:q}"
-        " --shard {params.index} --out {output.shard} --stats {output.stats} -- {params.files:q} > {log} 2>&1"
+        "python {params.script} --shard {params.index} --out {output.shard} --stats {output.stats}"
+        " --arguments-file {params.arguments} > {log} 2>&1"
 
 
 rule find_duplicates:
     input:
-        corpus_shards("results/raw/{source}/{shard}.arrow"),
+        raw=corpus_shards("results/raw/{source}/{shard}.arrow"),
     output:
         "results/dedup/duplicates.arrow",
     log:
@@ -37,5 +35,6 @@ rule find_duplicates:
         script=script("find_duplicates.py"),
         code=code("find_duplicates.py"),
         disabled="" if config["clean"]["dedup"] else "--disabled",
+        arguments=arguments_file({"--": "raw"}),
     shell:
-        "python {params.script} {params.disabled} --out {output} {input:q} > {log} 2>&1"
+        "python {params.script} {params.disabled} --out {output} --arguments-file {params.arguments} > {log} 2>&1"

@@ -20,9 +20,18 @@ rule build_manifest:
         data=config_json("data"),
         config_digest=data_config_digest,
         phase_sizes=phase_block_sizes,
+        arguments=arguments_file(
+            {
+                "--raw": "raw",
+                "--raw-stats": "raw_stats",
+                "--token-stats": "token_stats",
+                "--blocks": "blocks",
+                "--block-stats": "block_stats",
+                "--phase-blocks": "phase_blocks",
+                "--phase-block-stats": "phase_block_stats",
+            }
+        ),
     shell:
         "python {params.script} --data {params.data:q} --config-digest {params.config_digest}"
-        " --tokenizer {input.tokenizer} --raw {input.raw:q} --raw-stats {input.raw_stats:q}"
-        " --token-stats {input.token_stats:q} --blocks {input.blocks:q} --block-stats {input.block_stats:q}"
-        " --phase-sizes {params.phase_sizes} --phase-blocks {input.phase_blocks:q}"
-        " --phase-block-stats {input.phase_block_stats:q} --out {output} > {log} 2>&1"
+        " --tokenizer {input.tokenizer} --phase-sizes {params.phase_sizes} --arguments-file {params.arguments}"
+        " --out {output} > {log} 2>&1"

@@ -16,8 +16,10 @@ rule plot_data:
     params:
         script=script("plot_data.py"),
         code=code("plot_data.py"),
+        arguments=arguments_file({"--": "tokens"}),
     shell:
-        "python {params.script} --manifest {input.manifest} --out {output} {input.tokens:q} > {log} 2>&1"
+        "python {params.script} --manifest {input.manifest} --out {output} --arguments-file {params.arguments}"
+        " > {log} 2>&1"
 
 
 rule plot_training:
@@ -44,7 +46,7 @@ rule plot_training:
 
 rule plot_downstream:
     input:
-        finetune_metrics(),
+        metrics=finetune_metrics(),
     output:
         report(
             REPORT_FILES["downstream"],
@@ -59,8 +61,9 @@ rule plot_downstream:
     params:
         script=script("plot_downstream.py"),
         code=code("plot_downstream.py"),
+        arguments=arguments_file({"--": "metrics"}),
     shell:
-        "python {params.script} --out {output} {input:q} > {log} 2>&1"
+        "python {params.script} --out {output} --arguments-file {params.arguments} > {log} 2>&1"
 
 
 rule report_summary:
@@ -85,7 +88,8 @@ rule report_summary:
         script=script("report_summary.py"),
         code=code("report_summary.py"),
         calibration="results/calibration.json",  # read when it exists; not an input, so never waited for
+        arguments=arguments_file({"--finetune": "finetune", "--": "probes"}),
     shell:
         "python {params.script} --manifest {input.manifest} --model {input.model}"
         " --eval-metrics {input.metrics} --calibration {params.calibration} --out {output}"
-        " {input.probes:q} --finetune {input.finetune:q} > {log} 2>&1"
+        " --arguments-file {params.arguments} > {log} 2>&1"

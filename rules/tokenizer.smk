@@ -3,7 +3,7 @@ if config["model"]["init_from"]:
     rule keep_tokenizer:
         input:
             model_base_files(),
-            shards=corpus_shards("results/raw/{source}/{shard}.arrow") if ADD_TOKENS else [],
+            raw=corpus_shards("results/raw/{source}/{shard}.arrow") if ADD_TOKENS else [],
             duplicates="results/dedup/duplicates.arrow" if ADD_TOKENS else [],
         output:
             directory("results/tokenizer"),
@@ -15,16 +15,17 @@ if config["model"]["init_from"]:
             script=script("keep_tokenizer.py"),
             code=code("keep_tokenizer.py"),
             base=init_from,
-            corpus=added_words_corpus,
+            arguments=arguments_file(ADDED_WORDS_CORPUS),
         shell:
-            "python {params.script} --base {params.base:q} {params.corpus} --out {output} > {log} 2>&1"
+            "python {params.script} --base {params.base:q} --arguments-file {params.arguments} --out {output}"
+            " > {log} 2>&1"
 
 else:
 
     rule train_tokenizer:
         input:
             tokenizer_base_files(),
-            shards=corpus_shards("results/raw/{source}/{shard}.arrow"),
+            raw=corpus_shards("results/raw/{source}/{shard}.arrow"),
             stats=corpus_shards("results/raw/{source}/{shard}.json"),
             duplicates="results/dedup/duplicates.arrow",
         output:
@@ -40,6 +41,7 @@ else:
             script=script("train_tokenizer.py"),
             code=code("train_tokenizer.py"),
             tokenizer=config_json("tokenizer"),
+            arguments=arguments_file({"--raw": "raw", "--stats": "stats"}),
         shell:
             "RAYON_NUM_THREADS={threads} python {params.script} --tokenizer {params.tokenizer:q}"
-            " --duplicates {input.duplicates} --raw {input.shards:q} --stats {input.stats:q} --out {output} > {log} 2>&1"
+            " --duplicates {input.duplicates} --arguments-file {params.arguments} --out {output} > {log} 2>&1"

@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.data.manifest import build_manifest, write_manifest
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 
 
 def main() -> None:
@@ -25,7 +26,7 @@ def main() -> None:
     parser.add_argument("--phase-blocks", nargs="*", default=[], help="their block files, size by size")
     parser.add_argument("--phase-block-stats", nargs="*", default=[])
     parser.add_argument("--out", required=True)
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     shards = list(zip(args.raw, args.raw_stats, args.token_stats, args.blocks, args.block_stats, strict=True))
     packed = list(zip(args.phase_blocks, args.phase_block_stats, strict=True))
     packings = {

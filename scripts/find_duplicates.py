@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.data.dedup import find_duplicates
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 
 
 def main() -> None:
@@ -16,7 +17,7 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--disabled", action="store_true", help="find nothing (clean.dedup: false)")
     parser.add_argument("raw_shards", nargs="+", help="all text shards, in corpus order")
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     found = find_duplicates(args.raw_shards, args.out, enabled=not args.disabled)
     print(json.dumps({"duplicates": found}))
 

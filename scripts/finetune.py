@@ -8,6 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 from snakebert.finetune.job import ARGUMENTS, job_from
 from snakebert.finetune.train import finetune
 
@@ -16,7 +17,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     for flag, options in ARGUMENTS.items():
         parser.add_argument(flag, **options)
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     print(json.dumps(finetune(job_from(args), args.out)))
 
 

@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.data.ingest import ingest_shard
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 
 
 def main() -> None:
@@ -19,7 +20,7 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--stats", required=True)
     parser.add_argument("files", nargs="*")
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     ingest_shard(json.loads(args.source), json.loads(args.clean), args.files, args.shard, args.out, args.stats)
 
 

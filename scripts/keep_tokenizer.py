@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.data.base_tokenizer import keep_tokenizer
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 
 
 def main() -> None:
@@ -19,7 +20,7 @@ def main() -> None:
     parser.add_argument("--duplicates", help="the corpus's duplicates table (with --add-tokens)")
     parser.add_argument("--raw", nargs="*", default=[], help="the corpus's text shards (with --add-tokens)")
     parser.add_argument("--out", required=True)
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     print(json.dumps(keep_tokenizer(args.base, args.out, args.add_tokens, args.raw, args.duplicates)))
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 from snakebert.finetune.job import KINDS
 
 
@@ -22,7 +23,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, required=True)
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--out", nargs="+", required=True, help="one result file per seed, seed 1 first")
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     import torch
 
     from snakebert.finetune.probe import probe_model

@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.cards.model import write_model_card
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 
 
 def main() -> None:
@@ -19,7 +20,7 @@ def main() -> None:
     parser.add_argument("--pretrain", required=True, help="the `pretrain` config, as JSON")
     parser.add_argument("--out", required=True)
     parser.add_argument("finetune", nargs="*", help="the downstream tasks' metrics files")
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     write_model_card(args.model, args.manifest, args.eval_metrics, json.loads(args.pretrain), args.finetune, args.out)
 
 

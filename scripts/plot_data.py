@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 from snakebert.report.data_plot import plot_data
 
 
@@ -15,7 +16,7 @@ def main() -> None:
     parser.add_argument("--manifest", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("token_shards", nargs="+")
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     plot_data(args.manifest, args.token_shards, args.out)
 
 

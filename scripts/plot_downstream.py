@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 from snakebert.report.downstream_plot import plot_downstream
 
 
@@ -14,7 +15,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", required=True)
     parser.add_argument("metrics", nargs="+", help="each task's results/finetune/{task}/metrics.json")
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     plot_downstream(args.metrics, args.out)
 
 

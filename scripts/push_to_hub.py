@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.errors import run_cli
 from snakebert.files.json_files import write_json
+from snakebert.files.settings_files import parse_arguments
 from snakebert.hub import push
 
 
@@ -17,7 +18,7 @@ def main() -> None:
     parser.add_argument("--hub", required=True, help="the `hub` config, as JSON")
     parser.add_argument("--uploads", required=True, help="{what: the files to send}, as JSON")
     parser.add_argument("--out", required=True)
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     write_json(args.out, push(json.loads(args.uploads), json.loads(args.hub)))
 
 

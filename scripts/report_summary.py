@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 from snakebert.report.summary import report_summary
 
 
@@ -19,7 +20,7 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--finetune", nargs="*", default=[], help="each task's results/finetune/{task}/metrics.json")
     parser.add_argument("probes", nargs="?", help="results/eval/probes.json, when `evaluate.probes` lists prompts")
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     report_summary(args.manifest, args.model, args.eval_metrics, args.out, args.calibration, args.probes, args.finetune)
 
 

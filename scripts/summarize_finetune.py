@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 from snakebert.finetune.summary import summarize_task
 
 
@@ -20,7 +21,7 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--runs", nargs="*", default=[], help="the fine-tuning results")
     parser.add_argument("--probes", nargs="*", default=[], help="the linear-probe results")
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     print(
         json.dumps(
             summarize_task(

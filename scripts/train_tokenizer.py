@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.data.tokenizer import train_tokenizer
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import parse_arguments
 
 
 def main() -> None:
@@ -18,7 +19,7 @@ def main() -> None:
     parser.add_argument("--raw", nargs="+", required=True, help="the text shards, in corpus order")
     parser.add_argument("--stats", nargs="+", required=True, help="their counts, in the same order")
     parser.add_argument("--out", required=True)
-    args = parser.parse_args()
+    args = parse_arguments(parser)
     train_tokenizer(args.raw, args.stats, args.duplicates, json.loads(args.tokenizer), args.out)
 
 

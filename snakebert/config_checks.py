@@ -17,7 +17,16 @@ from .config_defaults import schema_defaults
 from .config_inputs import own_output_problems
 from .errors import DataError
 from .finetune.hub_task import GLUE
-from .finetune.plan import BASE, BASELINE_NAMES, OWN_MODELS, REGRESSION_METRICS, task_recipe
+from .finetune.plan import (
+    BASE,
+    BASELINE_NAMES,
+    MAX_JOBS,
+    OWN_MODELS,
+    REGRESSION_METRICS,
+    models,
+    task_job_count,
+    task_recipe,
+)
 from .model_folders import checked_folder, local_folder, tokenizer_problem, usable_positions
 from .training.base_model import INIT_FROM, base_problems, resolved
 from .training.phases import plan_phases
@@ -109,6 +118,21 @@ def finetune_problems(finetune: dict, positions: int | None) -> list[str]:
         problems += fold_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
         problems += metric_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
     return problems
+
+
+def plan_size_problems(finetune: dict, base: str | None) -> list[str]:
+    """More fine-tuning jobs than MAX_JOBS, counted without listing them (each parse makes the whole plan)."""
+    count = len(models(finetune, base))
+    jobs = sum(task_job_count(task, finetune, count) for task in finetune["tasks"])
+    if jobs <= MAX_JOBS:
+        return []
+    return [
+        f"config finetune: {jobs:,} fine-tuning jobs planned, more than the {MAX_JOBS:,} allowed: each of the "
+        f"{len(finetune['tasks']):,} finetune.tasks runs each of {count:,} models (pretrained, random, a "
+        "model.init_from base and finetune.compare) at each rate of its recipe.learning_rate, on each of its "
+        "split.folds, with finetune.seeds seeds (finetune.search_seeds while searching); plan fewer tasks, compared "
+        "models, rates, folds or seeds"
+    ]
 
 
 def metric_problems(where: str, task: dict) -> list[str]:
@@ -257,10 +281,14 @@ def hub_problems(hub: dict) -> list[str]:
 
 def config_problems(config: dict) -> list[str]:
     """Every problem of the validated `config`, in the order the workflow reports them, each naming its keys; a
-    number that is not finite is reported alone (the other checks compute with the numbers)."""
+    number that is not finite is reported alone (the other checks compute with the numbers), and so is a fine-tuning
+    plan past its bound (the other checks walk its tasks and models)."""
     infinite = [f"config {key}: a finite number is needed" for key in non_finite(config)]
     if infinite:
         return infinite
+    too_many = plan_size_problems(config["finetune"], config["model"][INIT_FROM])
+    if too_many:
+        return too_many
     base = [*own_output_problems(config), *base_problems(config["model"])]
     base += tokenizer_base_problems(config["tokenizer"].get("base"))
     if base:
