@@ -33,7 +33,8 @@ LIBRARIES = ("tokenizers", "transformers", "datasets", "pyarrow")
 CLEANING_COUNTS = ("docs_read", "docs_null_or_empty", "docs_too_short", "chars_read", "chars")
 COUNTS = ("docs", "tokens", "blocks", "dropped_tokens", "duplicates", *CLEANING_COUNTS)
 RAW_STATS = {"source": str, **dict.fromkeys(CLEANING_COUNTS, int)}  # what each job's stats file holds
-TOKEN_STATS = dict.fromkeys(("docs", "tokens", "duplicates", "vocab_size"), int)
+MOSTLY_UNKNOWN = 2  # a corpus of which more than 1 token in 2 is [UNK] is refused
+TOKEN_STATS = dict.fromkeys(("docs", "tokens", "unknown_tokens", "duplicates", "vocab_size"), int)
 BLOCK_STATS = {"tokens": int, "blocks": int, "dropped_tokens": int, "sha256": str}
 PROJECT = Path(__file__).resolve().parents[2]
 DATA_SECTIONS = ("sources", "clean", "tokenizer", "data")  # the config sections that shape the data set
@@ -119,7 +120,20 @@ def shard_entry(raw: str, raw_stats: str, token_stats: str, blocks: str, block_s
         "duplicates": tokens["duplicates"],
         **{key: cleaning[key] for key in CLEANING_COUNTS},
         "vocab_size": tokens["vocab_size"],
+        "unknown_tokens": tokens["unknown_tokens"],
     }
+
+
+def check_readable(unknown: int, entries: list[dict], tokenizer_dir: str) -> None:
+    """Refuse a corpus of which the tokenizer reads less than half, its other tokens [UNK] (a tokenizer of another
+    language or script, or one without its vocabulary): no masked LM learns from it."""
+    tokens = sum(entry["tokens"] for entry in entries)
+    if unknown * MOSTLY_UNKNOWN > tokens:
+        raise DataError(
+            f"{tokenizer_dir}: {unknown:,} of the corpus's {tokens:,} tokens ({unknown / tokens:.0%}) are unknown to "
+            "the tokenizer ([UNK]): it reads less than half of the text; train a tokenizer on the corpus, or continue "
+            "from a model whose tokenizer reads its language"
+        )
 
 
 def build_manifest(
@@ -135,6 +149,7 @@ def build_manifest(
     paths are relative to the manifest's folder, so results/ can move."""
     entries = [shard_entry(*shard, os.path.dirname(out)) for shard in shards]
     vocab_sizes = {entry.pop("vocab_size") for entry in entries}
+    check_readable(sum(entry.pop("unknown_tokens") for entry in entries), entries, tokenizer_dir)
     totals = {key: sum(entry[key] for entry in entries) for key in COUNTS}
     totals["kept_token_fraction"] = 1 - totals["dropped_tokens"] / max(totals["tokens"], 1)
     validation = validation_ranges([entry["blocks"] for entry in entries], data["validation_fraction"], data["seed"])

@@ -79,23 +79,34 @@ def as_list_array(ids: list[list[int]], dtype: np.dtype) -> pa.ListArray:
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
 
 
+def unknown_id(tokenizer: Tokenizer) -> int | None:
+    """The id of the token a word outside the vocabulary becomes ([UNK]); None for a model without one (byte-level
+    BPE reads every text)."""
+    token = getattr(tokenizer.model, "unk_token", None)
+    return None if token is None else tokenizer.token_to_id(token)
+
+
 def tokenize_shard(raw_shard: str, tokenizer_dir: str, duplicates: str, out: str, stats: str) -> dict:
     """Write `tokenizer(text)["input_ids"]` of each kept document of `raw_shard`, in order, to `out`, and the
-    counts (documents, tokens, duplicates skipped, vocabulary size) to `stats`."""
+    counts (documents, tokens, tokens unknown to the tokenizer, duplicates skipped, vocabulary size) to `stats`."""
     tokenizer = load_tokenizer(tokenizer_dir)
     dtype = ids_dtype(tokenizer.get_vocab_size())
     schema = token_schema(tokenizer.get_vocab_size())
     skip = duplicate_rows(duplicates).get(shard_key(raw_shard))
-    docs = tokens = 0
+    unknown = unknown_id(tokenizer)
+    docs = tokens = unknown_tokens = 0
     with stream_writer(out, schema) as writer:
         for texts in shard_texts(raw_shard, skip):
             ids = as_list_array(encode_documents(tokenizer, texts.to_pylist()), dtype)
             writer.write_batch(pa.record_batch([ids], schema=schema))
             docs += len(ids)
             tokens += len(ids.values)
+            if unknown is not None:
+                unknown_tokens += int(np.count_nonzero(ids.values.to_numpy() == unknown))
     counts = {
         "docs": docs,
         "tokens": tokens,
+        "unknown_tokens": unknown_tokens,
         "duplicates": 0 if skip is None else len(skip),
         "vocab_size": tokenizer.get_vocab_size(),
     }

@@ -46,7 +46,7 @@ def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threa
         asked += int(chosen.sum())
         label_counts += torch.bincount(labels[chosen], minlength=len(tokenizer))
     if asked == 0:
-        raise DataError(f"{manifest}: no validation tokens to evaluate (data.validation_fraction is 0?)")
+        raise DataError(nothing_to_predict(manifest, len(blocks), tokenizer))
     loss = loss_sum / asked
     return {
         "validation_blocks": len(blocks),
@@ -60,3 +60,14 @@ def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threa
         "predictions_per_block": k,
         "machine": machine(device),
     }
+
+
+def nothing_to_predict(manifest: str, blocks: int, tokenizer) -> str:
+    """Why an evaluation has no masked token: no validation block, or blocks of special tokens alone."""
+    if blocks == 0:
+        return f"{manifest}: no validation blocks to evaluate (data.validation_fraction is 0?)"
+    return (
+        f"{manifest}: its {blocks} validation blocks hold no token that masking may predict: every token is a special "
+        f"one ({', '.join(tokenizer.all_special_tokens)}), so the tokenizer reads none of the corpus's words; check "
+        "the tokenizer (a base's, model.init_from) against the corpus"
+    )

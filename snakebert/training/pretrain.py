@@ -25,6 +25,7 @@ from .base_model import INIT_FROM, base_digest, job_model
 from .block_dataset import BlockDataset, split_indices
 from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory, step_ranges
 from .collator import BlockCollator
+from .divergence import StopWhenDiverged, diverged
 from .finished_run import METRICS_FILE, finished_line, keep_finished, kept_finished, save_finished
 from .job import TrainingJob
 from .masking import predictions_per_block
@@ -307,9 +308,13 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
             records.append(phase_record(phase, None, None))
             continue
         trainer, stop = phase_trainer(run, phase, segment, resume is not None), StopOnRequest(request, deadline)
+        divergence = StopWhenDiverged()
         trainer.add_callback(stop)
+        trainer.add_callback(divergence)
         result = trainer.train(resume_from_checkpoint=resume)
         trainer.accelerator.wait_for_everyone()  # every rank sees the phase's last checkpoint complete
+        if divergence.found:
+            raise diverged(divergence.found, str(run.folder))
         if stop.stopped_at is not None:
             raise report_stop(stopped(stop, str(run.folder)))
         records.append(phase_record(phase, trainer, result))

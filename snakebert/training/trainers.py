@@ -195,6 +195,7 @@ def common_arguments(settings: dict, phase: Phase, output_dir: str) -> dict:
         "max_grad_norm": settings["max_grad_norm"],
         "logging_steps": settings["logging_steps"],
         "logging_first_step": True,
+        "logging_nan_inf_filter": False,  # a step's nan or inf reaches the logged loss (divergence.py)
         "save_strategy": "steps",
         "save_steps": settings["save_steps"],
         "save_total_limit": None,  # PhaseTraining removes old checkpoints once a newer one is complete

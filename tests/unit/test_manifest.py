@@ -10,7 +10,7 @@ from dataclasses import replace
 from importlib.metadata import version
 
 import pytest
-from helpers import REPO
+from helpers import REPO, build_tiny_data
 
 from snakebert.data.manifest import (
     FORMAT_VERSION,
@@ -162,3 +162,27 @@ def test_validation_ranges_are_seeded_contiguous_and_inside_their_shard():
     assert validation_ranges([3], 0.1, seed=34) == [{"shard": 0, "start": 0, "stop": 1}]
     assert [run["shard"] for run in validation_ranges([2, 4, 4], 0.01, seed=34)] == [1]
     assert validation_ranges([1], 0.5, seed=34) == validation_ranges([1, 0], 0.1, seed=34) == []
+
+
+def only_special_tokens(folder):
+    """Cut the tokenizer's vocabulary down to its special tokens: every word of the corpus becomes [UNK]."""
+    spec = json.loads((folder / "tokenizer.json").read_text())
+    specials = [token for token in spec["model"]["vocab"] if token.startswith("[") and token.endswith("]")]
+    spec["model"]["vocab"] = {token: index for index, token in enumerate(specials)}
+    spec["added_tokens"] = [{**token, "id": specials.index(token["content"])} for token in spec["added_tokens"]]
+    (folder / "tokenizer.json").write_text(json.dumps(spec))
+
+
+def test_a_corpus_the_tokenizer_mostly_cannot_read_is_refused_before_any_block_is_trained_on(tmp_path):
+    """A tokenizer of another language, or one without its vocabulary, makes a corpus of [UNK]: the token stats count
+    them, and the manifest refuses a corpus of which more than half is unknown, naming the tokenizer."""
+    refused = r"tokenizer: [\d,]+ of the corpus's [\d,]+ tokens \(\d+%\) are unknown to the tokenizer \(\[UNK\]\)"
+    with pytest.raises(DataError, match=refused + ": it reads less than half of the text"):
+        build_tiny_data(tmp_path, edit_tokenizer=only_special_tokens)
+    assert json.loads((tmp_path / "results/tokens/texts/shard-00000.json").read_text())["unknown_tokens"] > 0
+    assert not (tmp_path / "results/dataset/manifest.json").exists()
+
+
+def test_the_token_stats_count_the_unknown_tokens(tiny_data):
+    stats = json.loads((tiny_data.root / "results/tokens/texts/shard-00000.json").read_text())
+    assert stats["unknown_tokens"] == 0 and stats["tokens"] > 0
