@@ -21,6 +21,7 @@ from ..files.json_files import read_json, write_json
 from ..machine import machine
 from ..model_folders import tokenizer_problem, usable_positions
 from ..named_loading import load_named
+from ..tokenizer_files import ids_problem
 from ..training.backends import BACKENDS, TrainerOptions
 from ..training.checkpoints import fingerprint, resume_point
 from ..training.trackers import tracking_callbacks
@@ -38,17 +39,23 @@ UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chos
 
 
 def load_tokenizer(model: str, name: str):
-    """The tokenizer of `model` (a folder or a Hub id), the model named `name` in the results."""
-    problem = tokenizer_problem(model, f"finetune model {name!r}")
+    """The tokenizer of `model` (a folder or a Hub id), the model named `name` in the results, refused where it is not
+    the model's own (a Hub id's is checked here, a folder's also when the workflow is read: model_folders.py)."""
+    what = f"finetune model {name!r}"
+    problem = tokenizer_problem(model, what)
     if problem:
         raise DataError(problem)
-    tokenizer = load_named(AutoTokenizer.from_pretrained, model, f"finetune model {name!r}")
+    tokenizer = load_named(AutoTokenizer.from_pretrained, model, what)
     missing = [role for role in ("cls_token", "mask_token") if getattr(tokenizer, f"{role}_id", None) is None]
     if missing:
         raise DataError(
             f"finetune model {name!r} ({model}): its tokenizer has no {' or '.join(missing)}, so it is not "
             "a BERT-style model that fine-tunes as this one does"
         )
+    fit = ids_problem(len(tokenizer), load_named(AutoConfig.from_pretrained, model, what).vocab_size)
+    if fit:
+        raise DataError(f"{what} ({model}): its tokenizer {fit}: it is not the model's own (a tokenizer of a few "
+                        "tokens would make every word unknown); save the model's tokenizer with it")  # fmt: skip
     return tokenizer
 
 

@@ -379,3 +379,14 @@ def test_every_fine_tuning_step_has_the_same_shapes(prepared, tmp_path):
     padded = EncodedSplit(tables["validation"], tokenizer, 32, False, 12)
     assert (padded.count, len(padded)) == (16, 24)
     assert all(torch.equal(padded[20][name], padded[0][name]) for name in padded[0])
+
+
+def test_a_model_whose_tokenizer_is_not_its_own_is_refused_by_its_job(tiny_data, tmp_path):
+    """A compared model from the Hub is only checked by its job: a tokenizer holding far fewer ids than the model's
+    embeddings (one of another model, or of a few tokens: every word unknown) is refused naming the model."""
+    folder = Path(save_tiny_model(tiny_data.tokenizer, tmp_path / "other"))
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "vocab_size": 30522}))
+    refused = r"finetune model 'other' \(.*other\): its tokenizer holds 200 ids, fewer than half the 30522 rows"
+    with pytest.raises(DataError, match=refused + r" of the model's embeddings \(vocab_size\): it is not the model's"):
+        load_tokenizer(str(folder), "other")
