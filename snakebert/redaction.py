@@ -7,7 +7,9 @@ import re
 
 SECRET_VALUE = re.compile(r"hf_[A-Za-z0-9]{8,}")  # a Hub token's shape, blanked in any message
 SHOWN_CHARS = 200  # the longest text a message quotes
-URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")  # a URL in a text, up to the next space
+# A URL in a text, up to the next space: its scheme starts a word and is at most 32 characters, so that a long run of
+# letters costs one pass, not one per letter (an unbounded scheme made a 100,000-letter value take seconds).
+URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://\S*")
 URL_PARTS = re.compile(
     r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<authority>[^/?#]*)(?P<path>[^?#]*)(?P<rest>.*)", re.S
 )
