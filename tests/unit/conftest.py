@@ -1,16 +1,23 @@
-"""The unit tier's data: the tiny data set built by the library's own functions in a fraction of a second, and a tiny
-RoBERTa base with the same data set tokenized by its tokenizer; and a real full disk, a small tmpfs."""
+"""The unit tier's data: the tiny data set built by the library's own functions in a fraction of a second, a tiny BERT
+base with its tokenizer, and a tiny RoBERTa base with the same data set tokenized by its tokenizer; and a real full
+disk, a small tmpfs."""
 
 import subprocess
 
 import pytest
-from helpers import build_continued_data, build_tiny_data, save_tiny_roberta
+from helpers import build_continued_data, build_tiny_data, save_tiny_model, save_tiny_roberta
 
 
 @pytest.fixture(scope="session")
 def tiny_data(tmp_path_factory):
     """results/ of tiny-data.yaml's settings over the tiny corpus (read-only: copy what a test changes)."""
     return build_tiny_data(tmp_path_factory.mktemp("tiny-data"))
+
+
+@pytest.fixture(scope="module")
+def base(tiny_data, tmp_path_factory) -> str:
+    """A one-layer BERT masked LM with the tiny tokenizer (200 tokens), as a base folder."""
+    return save_tiny_model(tiny_data.tokenizer, tmp_path_factory.mktemp("base") / "model")
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ import zipfile
 import pytest
 import torch
 import yaml
-from helpers import REPO, save_tiny_model
+from helpers import REPO, continued_config
 from safetensors.torch import load_file, save_file
 from transformers import (
     AutoTokenizer,
@@ -37,28 +37,8 @@ from snakebert.finetune.tasks import read_task
 from snakebert.training.base_model import job_model
 from snakebert.training.model import ARCHITECTURES, masked_positions_model
 
-CONTINUE = yaml.safe_load((REPO / "config/continue.yaml").read_text())
 NO_VOCABULARY = shutil.ignore_patterns("tokenizer.json", "vocab.txt")  # a tokenizer_config.json left alone
 TINY = {"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64}
-
-
-@pytest.fixture(scope="module")
-def base(tiny_data, tmp_path_factory) -> str:
-    """A one-layer BERT masked LM with the tiny tokenizer (200 tokens), as a base folder."""
-    return save_tiny_model(tiny_data.tokenizer, tmp_path_factory.mktemp("base") / "model")
-
-
-def continued(base: str, **model) -> dict:
-    """The default config with config/continue.yaml over it and `base` as its init_from, sized to the tiny base."""
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    for section, values in CONTINUE.items():
-        config[section] = {**config.get(section, {}), **values}
-    config["model"] = {**config["model"], "init_from": base, **model}
-    config["pretrain"]["phases"] = [{"block_size": 32, "fraction": 1.0}]
-    config["data"]["block_size"] = 32
-    config["finetune"]["tasks"][0]["recipe"]["max_length"] = 32
-    validate_config(config)
-    return config
 
 
 def edited(base: str, folder, **changes) -> str:
@@ -70,7 +50,7 @@ def edited(base: str, folder, **changes) -> str:
 
 
 def refusal(name: str) -> str:
-    (problem,) = config_problems(continued(name))
+    (problem,) = config_problems(continued_config(name))
     assert problem.startswith(f"config model.init_from {name!r}: "), problem
     return problem.removeprefix(f"config model.init_from {name!r}: ")
 
@@ -87,7 +67,7 @@ def test_a_base_in_the_workflows_outputs_is_refused_naming_both_paths(base, tmp_
         ("linked", f"linked (a link to {tmp_path / 'results/model'})", "results"),
         ("checkpoints/base", "checkpoints/base", "checkpoints"),
     ]:
-        assert config_problems(continued(name)) == [
+        assert config_problems(continued_config(name)) == [
             f"config model.init_from: {shown} is in the workflow's own {folder}/, which the workflow writes: a rerun "
             f"deletes what lies there before it rebuilds it, and the input with it; copy it out of {folder}/ and name "
             "the copy"
@@ -146,7 +126,7 @@ def test_a_base_config_value_the_model_cannot_take_is_refused_naming_the_file_an
     folder = edited(base, tmp_path / "base", **change)
     assert refusal(folder).startswith(f"in its {folder}/config.json, {message}")
     with pytest.raises(DataError, match=f"model.init_from '{folder}': in its config.json, {message}"):
-        job_model(continued(folder)["model"])
+        job_model(continued_config(folder)["model"])
 
 
 @pytest.mark.parametrize(
@@ -203,7 +183,7 @@ def test_sharded_and_torch_zip_weights_are_read_from_their_headers_as_torch_read
     model = BertForMaskedLM.from_pretrained(base)
     sharded = shutil.copytree(base, tmp_path / "sharded", ignore=shutil.ignore_patterns("model.safetensors"))
     model.save_pretrained(sharded, max_shard_size="40KB")
-    assert len(list(sharded.glob("model-*.safetensors"))) > 1 and config_problems(continued(str(sharded))) == []
+    assert len(list(sharded.glob("model-*.safetensors"))) > 1 and config_problems(continued_config(str(sharded))) == []
     sorted(sharded.glob("model-*.safetensors"))[-1].unlink()
     assert "model.safetensors.index.json is not a whole weights file (it names the shard" in refusal(str(sharded))
     pickled = shutil.copytree(base, tmp_path / "pickled", ignore=shutil.ignore_patterns("model.safetensors"))
@@ -212,7 +192,7 @@ def test_sharded_and_torch_zip_weights_are_read_from_their_headers_as_torch_read
     torch.save(state, pickled / "pytorch_model.bin", _use_new_zipfile_serialization=False)
     assert "it is in torch's legacy format (before torch 1.6), which is not read here; load it" in refusal(str(pickled))
     torch.save(state, pickled / "pytorch_model.bin")
-    assert config_problems(continued(str(pickled))) == []
+    assert config_problems(continued_config(str(pickled))) == []
     from snakebert.files.torch_zip_shapes import torch_zip_shapes  # here: the checks above run on code without it
 
     shapes = {name: tuple(value.shape) for name, value in state.items()}
@@ -293,10 +273,12 @@ def test_a_file_a_link_to_nothing_a_loop_or_a_name_that_is_no_hub_id_is_refused(
         ): f"is neither a folder (there is none at {tmp_path / 'no' / 'such'}) nor a Hub id",
     }
     for name, message in expected.items():
-        (problem,) = config_problems(continued(name))
+        (problem,) = config_problems(continued_config(name))
         assert problem.startswith(f"config model.init_from {name!r} {message}"), problem
-    assert config_problems(continued("someone/some-bert")) == []  # a Hub id: read by the job
-    assert config_problems(continued("bert\0base"))[0] == (  # the one reported; a ValueError from os.path otherwise
+    assert config_problems(continued_config("someone/some-bert")) == []  # a Hub id: read by the job
+    assert config_problems(continued_config("bert\0base"))[
+        0
+    ] == (  # the one reported; a ValueError from os.path otherwise
         "config model.init_from: 'bert\\x00base' holds a NUL character, which no file name or Hub id can; fix it"
     )
 
@@ -332,7 +314,7 @@ def test_the_weights_table_is_each_architectures_own_and_a_base_of_each_passes(b
                for name, value in weights.items()}  # fmt: skip
     save_file(renamed, legacy / "model.safetensors", metadata={"format": "pt"})
     for folder in (roberta_base, modernbert, encoder, legacy):
-        assert config_problems(continued(str(folder))) == [], folder
+        assert config_problems(continued_config(str(folder))) == [], folder
 
 
 def test_the_pretraining_job_refuses_a_missing_encoder_weight_or_a_shape_and_names_unreadable_weights(base, tmp_path):
@@ -379,7 +361,7 @@ def test_a_job_names_a_symlink_loop_it_is_given(tmp_path):
     """A RuntimeError from resolving the loop was all the job said (the parse now refuses it first)."""
     os.symlink(tmp_path / "loop", tmp_path / "loop")
     with pytest.raises(DataError, match=r"model.init_from '\S+/loop' could not be loaded: tried a folder \S+/loop "):
-        job_model(continued(str(tmp_path / "loop"))["model"])
+        job_model(continued_config(str(tmp_path / "loop"))["model"])
 
 
 def test_the_tokenizer_job_refuses_a_hub_tokenizer_asking_for_remote_code(base, tmp_path, monkeypatch):

@@ -9,8 +9,7 @@ import shutil
 
 import pytest
 import torch
-import yaml
-from helpers import REPO, save_tiny_model
+from helpers import continued_config
 from log_records import logged
 from safetensors.torch import load_file, save_file
 from tokenizers import Tokenizer
@@ -18,7 +17,6 @@ from transformers import AutoTokenizer, BertForSequenceClassification, BertModel
 
 from snakebert.config_checks import config_problems, finetune_problems
 from snakebert.config_defaults import schema_defaults
-from snakebert.config_validation import validate_config
 from snakebert.data.base_tokenizer import keep_tokenizer
 from snakebert.errors import DataError
 from snakebert.training.base_model import base_digest, job_model, resolved
@@ -27,31 +25,11 @@ from snakebert.training.model import load_masked_lm, masked_positions_model, mod
 from snakebert.training.preflight import check_positions
 from snakebert.training.pretrain import pretrain
 
-CONTINUE = yaml.safe_load((REPO / "config/continue.yaml").read_text())
 TEXT = "The Senate and HOUSE of representatives, in 1853: an unheard-of wordpiece, naïve café."
 
 
-@pytest.fixture(scope="module")
-def base(tiny_data, tmp_path_factory) -> str:
-    """A one-layer BERT masked LM with the tiny tokenizer, as a base folder."""
-    return save_tiny_model(tiny_data.tokenizer, tmp_path_factory.mktemp("base") / "model")
-
-
-def continued(base: str, **model) -> dict:
-    """The default config with config/continue.yaml over it and `base` as its init_from; `model` keys over that."""
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    for section, values in CONTINUE.items():
-        config[section] = {**config.get(section, {}), **values}
-    config["model"] = {**config["model"], "init_from": base, **model}
-    config["pretrain"]["phases"] = [{"block_size": 32, "fraction": 1.0}]  # the tiny base has 32 positions
-    config["data"]["block_size"] = 32
-    config["finetune"]["tasks"][0]["recipe"]["max_length"] = 32
-    validate_config(config)
-    return config
-
-
 def test_null_keys_take_the_bases_values_and_the_shipped_continue_config_passes(base):
-    config = continued(base)
+    config = continued_config(base)
     assert config_problems(config) == []
     model = resolved(config["model"])
     assert {key: model[key] for key in ("architecture", "hidden_size", "num_hidden_layers", "max_position_embeddings",
@@ -61,23 +39,23 @@ def test_null_keys_take_the_bases_values_and_the_shipped_continue_config_passes(
 
 
 def test_keys_that_disagree_with_the_base_and_tokenizer_training_keys_are_refused(base):
-    config = continued(base, hidden_size=64, architecture="bert")
+    config = continued_config(base, hidden_size=64, architecture="bert")
     assert config_problems(config) == [
         "config model.hidden_size is 64, but the model.init_from base has 32 (leave it null to take the base's)"
     ]
-    config = continued(base)
+    config = continued_config(base)
     config["tokenizer"]["vocab_size"] = 8000
     assert config_problems(config) == [
         "config tokenizer.vocab_size is 8000, but model.init_from keeps the base's tokenizer, which trains nothing: "
         "leave it at its default (32000; config/continue.yaml does)"
     ]
-    config = continued(base)
+    config = continued_config(base)
     config["data"]["block_size"] = 64
     assert "config data.block_size (64) is larger than model.max_position_embeddings (32)" in config_problems(config)
 
 
 def test_null_keys_without_a_base_are_refused(base):
-    config = continued(base, init_from=None)
+    config = continued_config(base, init_from=None)
     assert config_problems(config)[0] == (
         "config model.architecture is null, which takes the value of a model.init_from base, and model.init_from "
         "is not set"
@@ -102,10 +80,10 @@ def test_a_base_asking_for_remote_code_or_of_another_architecture_is_refused(bas
     (folder / "config.json").write_text(json.dumps({**found, **change}))
     ran = tmp_path / "remote-code-ran"
     (folder / "modeling.py").write_text(f"open({str(ran)!r}, 'w').close()\n")
-    (problem,) = config_problems(continued(str(folder)))
+    (problem,) = config_problems(continued_config(str(folder)))
     assert problem.startswith(f"config model.init_from {str(folder)!r}: ")
     with pytest.raises(DataError, match=message):
-        job_model(continued(str(folder))["model"])
+        job_model(continued_config(str(folder))["model"])
     assert not ran.exists()
 
 
@@ -113,14 +91,14 @@ def test_a_hub_base_that_cannot_be_read_is_named_with_what_was_tried(base, monke
     import huggingface_hub
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)  # no retries: the name, at once
-    config = continued("someone/missing-bert")
+    config = continued_config("someone/missing-bert")
     assert config_problems(config) == []  # a Hub id is read by the job, not when the workflow is parsed
     with pytest.raises(DataError, match="model.init_from 'someone/missing-bert' could not be loaded: tried a folder"):
         job_model(config["model"])
 
 
 def test_a_compare_model_named_base_is_refused(base):
-    finetune = copy.deepcopy(continued(base)["finetune"])
+    finetune = copy.deepcopy(continued_config(base)["finetune"])
     finetune["compare"] = [{"name": "base", "model": "x"}]
     assert finetune_problems(finetune, 32) == [
         "config finetune.compare[0]: name 'base' is reserved for the results' own rows"
@@ -150,7 +128,7 @@ def test_a_base_folder_without_a_tokenizer_or_a_mask_token_is_refused_and_nothin
 
 
 def test_the_start_is_the_bases_weights_and_an_encoder_alone_gets_a_fresh_tied_head(base, tmp_path, capsys):
-    model = job_model({**schema_defaults("model"), **continued(base)["model"]})
+    model = job_model({**schema_defaults("model"), **continued_config(base)["model"]})
     tokenizer = AutoTokenizer.from_pretrained(base)
     config = model_config(model, tokenizer)
     whole = masked_positions_model(config, base)
@@ -201,7 +179,7 @@ def test_blocks_beyond_a_hub_bases_positions_are_refused_by_the_job_before_its_f
 
 def test_a_roberta_base_counts_its_usable_positions_and_keeps_its_tokenizer(roberta_base, tmp_path):
     """RoBERTa numbers positions after its padding id: 34 position rows hold 32 usable positions."""
-    config = continued(roberta_base)
+    config = continued_config(roberta_base)
     model = resolved(config["model"])
     assert model["architecture"] == "roberta" and model["max_position_embeddings"] == 32
     assert config_problems(config) == []
@@ -213,7 +191,7 @@ def test_a_roberta_base_counts_its_usable_positions_and_keeps_its_tokenizer(robe
 
 
 def test_a_roberta_start_is_its_weights_and_an_encoder_alone_gets_a_fresh_tied_head(roberta_base, tmp_path, capsys):
-    model = job_model({**schema_defaults("model"), **continued(roberta_base)["model"]})
+    model = job_model({**schema_defaults("model"), **continued_config(roberta_base)["model"]})
     config = model_config(model, AutoTokenizer.from_pretrained(roberta_base))
     assert type(config).__name__ == "RobertaConfig" and config.max_position_embeddings == 34
     whole = masked_positions_model(config, roberta_base)
@@ -333,11 +311,11 @@ def test_more_added_words_than_the_corpus_holds_or_a_vocabulary_that_is_not_word
     ):
         added_tokenizer(roberta_base, tiny_data, tmp_path / "bpe", 4)
     assert not (tmp_path / "many").exists() and not (tmp_path / "bpe").exists()
-    config = continued(base, init_from=None)
+    config = continued_config(base, init_from=None)
     config["tokenizer"]["add_tokens"] = 4
     assert "config tokenizer.add_tokens is 4, but it adds words to a model.init_from base's tokenizer" in (
         " ".join(config_problems({**config, "model": schema_defaults("model")})))  # fmt: skip
-    config = continued(base)
+    config = continued_config(base)
     config["tokenizer"]["add_tokens"] = 4
     assert config_problems(config) == []
 
@@ -345,7 +323,7 @@ def test_more_added_words_than_the_corpus_holds_or_a_vocabulary_that_is_not_word
 def test_an_added_words_embedding_starts_as_the_mean_of_its_pieces(base, tiny_data, tmp_path, capsys):
     words = added_tokenizer(base, tiny_data, tmp_path / "tokenizer", 5)["added_words"]
     theirs, ours = AutoTokenizer.from_pretrained(base), AutoTokenizer.from_pretrained(tmp_path / "tokenizer")
-    model = job_model({**schema_defaults("model"), **continued(base)["model"]})
+    model = job_model({**schema_defaults("model"), **continued_config(base)["model"]})
     config = model_config(model, ours)
     grown = masked_positions_model(config, base, ours)
     start = masked_positions_model(config, base)
