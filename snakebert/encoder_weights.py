@@ -101,7 +101,7 @@ def shape_problem(architecture: str, found: dict, shapes: dict[str, tuple[int, .
     prefix, expected_weights = ENCODERS[architecture]
     held = {own_name(name, prefix): name for name in shapes}
     layers, wanted = layers_held(held), found["num_hidden_layers"]
-    if layers != list(range(wanted)):
+    if len(layers) != wanted or layers != list(range(wanted)):  # the count first: a config may claim 10**9 layers
         return (
             f"its {config} says num_hidden_layers {wanted}, but its weights ({weights}) hold {counted(layers)}: a "
             "layer without weights would start random; set num_hidden_layers to the layers the weights hold, or use "

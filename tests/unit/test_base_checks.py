@@ -133,6 +133,10 @@ def test_a_base_config_value_the_model_cannot_take_is_refused_naming_the_file_an
     ("change", "message"),
     [
         ({"num_hidden_layers": 2}, "says num_hidden_layers 2, but its weights ({weights}) hold 1 layer: a layer"),
+        (  # counted against the weights, not listed: a list of 10**9 layer numbers would take gigabytes
+            {"num_hidden_layers": 10**9},
+            "says num_hidden_layers 1000000000, but its weights ({weights}) hold 1 layer: a layer",
+        ),
         (
             {"intermediate_size": 128},
             "bert.encoder.layer.0.intermediate.dense.weight is [64, 32], but its {config} "
