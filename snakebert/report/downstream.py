@@ -118,6 +118,18 @@ def gain_rows(results: dict, protocol: str) -> list[tuple[str, str]]:
     return [(f"{question} ({protocol})", gain_line(results, key)) for key, question in answered_gains(results)]
 
 
+def verdict_rows(results: dict) -> list[tuple[str, str]]:
+    """The task's answers, one line per question and protocol ("did pretraining pay?", and adaptation's for a
+    continued run; fine-tuned, then probed): what the summary shows first."""
+    protocols = [("fine-tuned", results)] if results["learning_rates"] else []
+    protocols += [("linear probe", {**results, **results["linear_probe"]})] if results["linear_probe"] else []
+    return [
+        (f"{results['task']}: {question}", text)
+        for protocol, found in protocols
+        for question, text in gain_rows(found, protocol)
+    ]
+
+
 def comparison_rows(results: dict, prefix: str = "") -> list[tuple[str, str]]:
     """The pretrained model against every other model but those of a gain line (random initialisation, a base); a
     difference of medians where either is undefined is said to be."""

@@ -12,10 +12,11 @@ from ..files.atomic import atomic_path  # noqa: E402
 plt.rcParams.update({"svg.hashsalt": "snakebert", "figure.dpi": 100, "font.size": 9})
 
 
-def figure(columns: int, width: float = 4.2, height: float = 3.2) -> tuple[Figure, list]:
-    """A figure of `columns` panels side by side."""
-    fig, axes = plt.subplots(1, columns, figsize=(width * columns, height), layout="constrained", squeeze=False)
-    return fig, list(axes[0])
+def figure(columns: int, width: float = 4.2, height: float = 3.2, rows: int = 1) -> tuple[Figure, list]:
+    """A figure of `columns` panels side by side (`rows` of them: the panels row by row)."""
+    size = (width * columns, height * rows)
+    fig, axes = plt.subplots(rows, columns, figsize=size, layout="constrained", squeeze=False)
+    return fig, [axis for row in axes for axis in row]
 
 
 def save_svg(fig: Figure, out: str) -> None:

@@ -1,5 +1,6 @@
-"""The report's summary table: the data set, training throughput (against the calibration's projection, when there
-is one) and the evaluation, in one HTML page."""
+"""The report's summary table, in one HTML page: first each downstream task's answer to "did pretraining pay?" (and
+adaptation's), one line per protocol, coloured by its verdict; then the data set, training throughput (against the
+calibration's projection, when there is one), the evaluation, the fill-mask probes and each task's details."""
 
 import html
 from datetime import timedelta
@@ -10,9 +11,27 @@ from ..data.manifest_view import Manifest
 from ..files.atomic import atomic_path
 from ..files.json_files import read_json
 from ..training.checkpoints import step_ranges
-from .downstream import machine_text, task_rows
+from .downstream import machine_text, task_rows, verdict_rows
 
-STYLE = "body{font-family:sans-serif;font-size:14px}th{text-align:left;padding-top:1em}td{padding:2px 1em}"
+STYLE = (
+    "body{font-family:sans-serif;font-size:14px;max-width:1200px;margin:1em auto;color:#222}"
+    "table{border-collapse:collapse;width:100%}th{text-align:left;padding:1.2em 0.5em 0.3em;font-size:15px;"
+    "border-bottom:2px solid #8aa}td{padding:3px 0.5em;vertical-align:top;border-bottom:1px solid #eee}"
+    "td:first-child{width:32%;color:#444}tr.yes td:last-child{color:#14662a;font-weight:bold}"
+    "tr.no td:last-child{color:#a11;font-weight:bold}tr.open td:last-child{color:#555}"
+)
+VERDICTS = "Did it pay? (each task's answer, from its 95% interval: details below)"
+
+
+def verdict_class(text: str) -> str:
+    """The row class of a verdict line: `yes`, `no`, or `open` (not shown, not measured)."""
+    word = text.split(":", 1)[0]
+    return word if word in ("yes", "no") else "open"
+
+
+def row_class(section: str, value: str) -> str:
+    """A verdict row's class attribute (its colour); none for the others."""
+    return f' class="{verdict_class(value)}"' if section == VERDICTS else ""
 
 
 def duration(seconds: float) -> str:
@@ -168,15 +187,19 @@ def report_summary(
     training = read_json(str(Path(model_dir) / "training_metrics.json"), "training metrics file")
     evaluation = read_json(eval_metrics, "evaluation metrics file")
     projection = read_json(calibration, "calibration") if calibration and Path(calibration).is_file() else None
-    sections = rows(read_manifest(manifest), training, evaluation, projection)
+    tasks = [read_json(path, "fine-tuning results file") for path in finetune]
+    sections = {VERDICTS: [row for results in tasks for row in verdict_rows(results)]} if tasks else {}
+    sections |= rows(read_manifest(manifest), training, evaluation, projection)
     if probes:
         sections["Fill-mask probes"] = probe_rows(read_json(probes, "probes file"))
-    for path in finetune:
-        results = read_json(path, "fine-tuning results file")
+    for results in tasks:
         sections[f"Downstream: {results['task']}"] = task_rows(results)
     body = "".join(
         f'<tr><th colspan="2">{html.escape(section)}</th></tr>'
-        + "".join(f"<tr><td>{html.escape(name)}</td><td>{html.escape(value)}</td></tr>" for name, value in entries)
+        + "".join(
+            f"<tr{row_class(section, value)}><td>{html.escape(name)}</td><td>{html.escape(value)}</td></tr>"
+            for name, value in entries
+        )
         for section, entries in sections.items()
     )
     page = f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{STYLE}</style></head>"

@@ -23,13 +23,16 @@ def plot_training(model_dir: str, eval_metrics: str, out: str) -> None:
     phases = json.loads((Path(model_dir) / "training_metrics.json").read_text()).get("phases", [])
     fig, (loss, schedule) = figure(2)
     for phase in phases[1:]:  # each boundary, on both plots
+        boundary = phase["first_step"] - 1
         for axes in (loss, schedule):
-            axes.axvline(phase["first_step"] - 1, color="C7", linestyle="--", linewidth=0.8)
+            axes.axvline(boundary, color="C7", linestyle="--", linewidth=0.8)
+        late = boundary > steps[-1] / 2  # its label left of the line, inside the axes, rather than past their edge
         loss.annotate(
-            f" phase {phase['phase']}: {phase['block_size']}-token blocks",
-            (phase["first_step"] - 1, 0.02),
+            f" phase {phase['phase']}: {phase['block_size']}-token blocks ",
+            (boundary, 0.98),
             xycoords=("data", "axes fraction"),
-            va="bottom",
+            ha="right" if late else "left",
+            va="top",
             fontsize="small",
         )
 
@@ -39,7 +42,7 @@ def plot_training(model_dir: str, eval_metrics: str, out: str) -> None:
     loss.plot(*series(history, "eval_loss"), "o-", color="C1", label="validation, during training")
     loss.axhline(held_out["mlm_loss"], color="C3", linestyle=":", label=f"evaluation: {held_out['mlm_loss']:.3f}")
     loss.set(title="Masked language modelling loss", xlabel="step", ylabel="loss (nats per masked token)")
-    loss.legend()
+    loss.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize="small", frameon=False)  # below the plot
 
     schedule.plot(*series(history, "learning_rate"), color="C2")
     schedule.set(title="Learning rate and gradient norm", xlabel="step", ylabel="learning rate")

@@ -319,17 +319,33 @@ def test_the_majority_baselines_matthews_correlation_is_undefined(party):
     assert found["test"]["accuracy"] == pytest.approx(120 / 216)
 
 
-def test_the_downstream_figure_writes_an_undefined_score_in_its_row(tmp_path):
+def test_the_downstream_figure_writes_an_undefined_score_in_its_row_and_shows_each_verdicts_interval(tmp_path):
+    """Top: each model's score, an undefined one written in its row. Below: each difference a verdict rests on, with
+    its interval against 0 and its verdict, fine-tuned and probed; one without an interval says why."""
     import json
 
     from snakebert.report.downstream_plot import plot_downstream
 
     models = {"pretrained": {"kind": "pretrained", "summary": {"matthews": {"median": 0.2, "min": 0.1, "max": 0.3}}},
               "majority": {"kind": "baseline", "summary": {"matthews": None}}}  # fmt: skip
-    results = {"task": "party", "main_metric": "matthews", "reported_split": "test", "models": models}
+    gain = {"metric": "matthews", "median": 0.05, "min": 0.01, "max": 0.09, "runs": 3, "interval": [0.02, 0.08],
+            "verdict": "yes"}  # fmt: skip
+    undefined = {"metric": "matthews", "difference": None, "interval": None, "verdict": "not shown: no resample "
+                 "scored both models"}  # fmt: skip
+    probe_gain = {**gain, "median": -0.01, "interval": [-0.06, 0.04], "verdict": "not shown at this test size"}
+    results = {"task": "party", "main_metric": "matthews", "reported_split": "test", "models": models,
+               "learning_rates": {"grid": [1e-3]}, "bootstrap": {"level": 0.95}, "pretraining_gain": gain,
+               "comparisons": {"random": {**gain, "difference": 0.05}, "majority": undefined},
+               "linear_probe": {"pretraining_gain": probe_gain, "comparisons": {"majority": undefined}}}  # fmt: skip
     (tmp_path / "metrics.json").write_text(json.dumps(results))
     plot_downstream([str(tmp_path / "metrics.json")], str(tmp_path / "downstream.svg"))
-    assert "<!-- undefined -->" in (tmp_path / "downstream.svg").read_text()
+    drawn = (tmp_path / "downstream.svg").read_text()
+    assert "<!-- undefined -->" in drawn
+    for label in ("pretrained minus random init", "pretrained minus majority", "probe: pretrained minus random init",
+                  "probe: pretrained minus majority", "undefined: not shown: no resample scored both models",
+                  "party: difference in matthews, 95% interval"):  # fmt: skip
+        assert f"<!-- {label} -->" in drawn, label
+    assert "<!--  yes -->" in drawn and "<!--  not shown at this test size -->" in drawn
 
 
 def write_probes(folder, predictions: dict[str, list], values: dict[str, float], seeds: int = 3) -> list[str]:

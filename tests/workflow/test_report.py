@@ -38,6 +38,23 @@ def test_summary_states_the_run_figures(trained):
     assert f"<td>measured on</td><td>{cpu_model()} ({evaluation['machine']['cpu_capability']})</td>" in summary
 
 
+def test_the_summary_answers_first_one_line_per_task_and_protocol_coloured_by_its_verdict(trained):
+    """Each task's "did pretraining pay?", fine-tuned and probed, before the data, training and details: the line of
+    the task's own details, its row marked by its verdict (yes, no, or open)."""
+    summary = (trained / "results/report/summary.html").read_text()
+    results = json.loads((trained / "results/finetune/party/metrics.json").read_text())
+    data = summary.index('<th colspan="2">Data</th>')
+    answers = summary[:data]
+    assert answers.count("<tr class=") == 2, answers  # one task, two protocols
+    for protocol, found in (("fine-tuned", results), ("linear probe", results["linear_probe"])):
+        verdict = found["pretraining_gain"]["verdict"]
+        marked = verdict if verdict in ("yes", "no") else "open"
+        row = f'<tr class="{marked}"><td>party: did pretraining pay? ({protocol})</td><td>{verdict}: '
+        assert row in answers, answers
+        details = summary.index(f"<td>did pretraining pay? ({protocol})</td><td>{verdict}: ")  # the task's own rows
+        assert details > data
+
+
 def test_document_lengths_come_from_the_token_shards(trained):
     shards = sorted(str(path) for path in (trained / "results/tokens").glob("*/*.arrow"))
     lengths = document_lengths(shards)
