@@ -22,11 +22,11 @@ from .finetune.plan import (
     BASELINE_NAMES,
     MAX_JOBS,
     OWN_MODELS,
-    REGRESSION_METRICS,
     models,
     task_job_count,
     task_recipe,
 )
+from .finetune.problems import DEFAULT_PROBLEM, PROBLEMS
 from .model_folders import checked_folder, local_folder, tokenizer_problem, usable_positions
 from .training.base_model import INIT_FROM, base_problems, resolved
 from .training.phases import plan_phases
@@ -136,16 +136,14 @@ def plan_size_problems(finetune: dict, base: str | None) -> list[str]:
 
 
 def metric_problems(where: str, task: dict) -> list[str]:
-    """Metrics of the other kind of problem than the task's (its `problem`, its GLUE preset's, else classification),
-    which its jobs could only fail on after training."""
+    """Metrics that do not measure the task's problem (its `problem`, its GLUE preset's, else the default), which its
+    jobs could only fail on after training."""
     preset = GLUE[task["preset"].removeprefix("glue/")].problem if task.get("preset") else None
-    problem = task.get("problem") or preset or "classification"
-    wrong = [name for name in task.get("metrics") or () if (name in REGRESSION_METRICS) != (problem == "regression")]
+    problem = task.get("problem") or preset or DEFAULT_PROBLEM
+    wrong = [name for name in task.get("metrics") or () if name not in PROBLEMS[problem].metrics]
     if not wrong:
         return []
-    regression = " or ".join(REGRESSION_METRICS)
-    fitting = regression if problem == "regression" else f"a metric of classes (any but {regression})"
-    return [f"{where}: metric {wrong[0]!r} does not measure a {problem} task; use {fitting}"]
+    return [f"{where}: metric {wrong[0]!r} does not measure a {problem} task; use {PROBLEMS[problem].fitting_metrics}"]
 
 
 def compare_problems(finetune: dict) -> list[str]:

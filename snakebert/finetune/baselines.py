@@ -6,14 +6,13 @@ import numpy as np
 import pyarrow as pa
 from scipy.sparse import hstack
 from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ..files.json_files import write_json
 from .examples import LABEL, PAIR, TEXT
-from .metrics import scores
 from .prepare import read_task_dir
+from .problems import PROBLEMS
 
 STRENGTHS = (0.1, 1.0, 10.0, 100.0)  # logistic regression's C; ridge's alpha is its inverse
 
@@ -28,11 +27,7 @@ def _features(vectorizer: TfidfVectorizer, table: pa.Table):
 
 def majority(splits: dict[str, pa.Table], task: dict) -> dict[str, dict]:
     """The most frequent train class (the first of the tied ones), or the train mean, for every example."""
-    train = splits["train"].column(LABEL).to_numpy()
-    if task["labels"] is None:
-        constant = float(train.mean())
-    else:
-        constant = int(np.bincount(train, minlength=len(task["labels"])).argmax())
+    constant = PROBLEMS[task["problem"]].majority(splits["train"].column(LABEL).to_numpy(), task["labels"])
     predicted = {split: np.full(len(table), constant) for split, table in _held_out(splits)}
     return _with_predictions(task, splits, predicted)
 
@@ -48,12 +43,11 @@ def _with_predictions(task: dict, splits: dict[str, pa.Table], predicted: dict[s
 
 
 def _scored(task: dict, table: pa.Table, predicted: np.ndarray) -> dict:
-    classes = len(task["labels"]) if task["labels"] else 0
-    return scores(task["metrics"], table.column(LABEL).to_numpy(), predicted, classes)
+    return PROBLEMS[task["problem"]].scores(task["metrics"], table.column(LABEL).to_numpy(), predicted, task["labels"])
 
 
 def _model(task: dict, strength: float, standardised: bool):
-    model = Ridge(alpha=1.0 / strength) if task["labels"] is None else LogisticRegression(C=strength, max_iter=2000)
+    model = PROBLEMS[task["problem"]].linear_model(strength)
     return make_pipeline(StandardScaler(), model) if standardised else model
 
 

@@ -7,6 +7,7 @@ never quoting a cell."""
 import csv
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +46,9 @@ class Where:
                     line = reader.line_num + 1
                 starts = starts[1:]  # the first record is the header
         return f"line {starts[index]}"
+
+
+LabelReader = Callable[[pa.ChunkedArray, str, Where], pa.ChunkedArray]  # (column, its name, where) -> the labels
 
 
 def _read(path: str, file_format: str) -> pa.Table:
@@ -137,14 +141,17 @@ def _texts(table: pa.Table, name: str, where: Where) -> pa.ChunkedArray:
     return values.cast(pa.string())
 
 
-def _labels(table: pa.Table, name: str, problem: str, where: Where) -> pa.ChunkedArray:
-    values = column(table, name, where)
-    if problem == "classification":
-        if pa.types.is_floating(values.type) and not pc.all(pc.equal(values, pc.floor(values))).as_py():
-            raise DataError(f"{where}: label column {name!r} holds numbers with fractions; set problem: regression")
-        if pa.types.is_floating(values.type):  # 0.0 and 1.0: the classes 0 and 1
-            values = values.cast(pa.int64())
-        return _names(values, name, "label", where)
+def class_labels(values: pa.ChunkedArray, name: str, where: Where) -> pa.ChunkedArray:
+    """A label column of class names, as text (whole numbers as their digits: 1.0 is the class 1)."""
+    if pa.types.is_floating(values.type) and not pc.all(pc.equal(values, pc.floor(values))).as_py():
+        raise DataError(f"{where}: label column {name!r} holds numbers with fractions; set problem: regression")
+    if pa.types.is_floating(values.type):  # 0.0 and 1.0: the classes 0 and 1
+        values = values.cast(pa.int64())
+    return _names(values, name, "label", where)
+
+
+def number_labels(values: pa.ChunkedArray, name: str, where: Where) -> pa.ChunkedArray:
+    """A label column of finite numbers, as float64."""
     if values.null_count:
         raise DataError(f"{where}: column {name!r} has no label in {where.row(_first(pc.is_null(values)))}")
     if pa.types.is_boolean(values.type):
@@ -161,16 +168,17 @@ def _labels(table: pa.Table, name: str, problem: str, where: Where) -> pa.Chunke
     return pa.chunked_array([numbers])
 
 
-def examples(table: pa.Table, columns: dict, problem: str, where: str | Where) -> pa.Table:
+def examples(table: pa.Table, columns: dict, labels: LabelReader, where: str | Where) -> pa.Table:
     """The flat table of `table`'s `columns` ({text, text_pair, label, group}: source column names, text_pair and
-    group optional); `where` names the file or split in errors, and its rows (a name alone: rows counted from 0)."""
+    group optional), its label column read by `labels` (the task's problem's: problems.py); `where` names the file or
+    split in errors, and its rows (a name alone: rows counted from 0)."""
     where = where if isinstance(where, Where) else Where(where)
     if table.num_rows == 0:
         raise DataError(f"{where}: no rows (a header alone, or an empty file)")
     found = {TEXT: _texts(table, columns[TEXT], where)}
     if columns.get(PAIR):
         found[PAIR] = _texts(table, columns[PAIR], where)
-    found[LABEL] = _labels(table, columns[LABEL], problem, where)
+    found[LABEL] = labels(column(table, columns[LABEL], where), columns[LABEL], where)
     if columns.get(GROUP):
         found[GROUP] = _names(column(table, columns[GROUP], where), columns[GROUP], "group", where)
     else:
@@ -178,5 +186,5 @@ def examples(table: pa.Table, columns: dict, problem: str, where: str | Where) -
     return pa.table(found)
 
 
-def read_examples(path: str, file_format: str, columns: dict, problem: str) -> pa.Table:
-    return examples(_read(path, file_format), columns, problem, Where(path, file_format))
+def read_examples(path: str, file_format: str, columns: dict, labels: LabelReader) -> pa.Table:
+    return examples(_read(path, file_format), columns, labels, Where(path, file_format))

@@ -9,9 +9,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import DataError
-from .metrics import scores
 from .plan import fold_folder, fold_ids
 from .prepare import read_split
+from .problems import PROBLEMS
 
 FOLD_KEYS = ("fold", "best_epoch", "strength", "validation", "test", "diverged")  # each fold's entry of a pooled run
 
@@ -25,17 +25,17 @@ def reported_table(task_dir: Path, task: dict) -> pa.Table:
 
 def _pooled(seed, group: list[dict], task: dict, truth: np.ndarray) -> dict:
     """One seed's runs, one per fold in fold order, as one run on the pooled test split."""
-    classes = len(task["labels"] or [])
+    problem = PROBLEMS[task["problem"]]
     folds = [{key: run[key] for key in FOLD_KEYS if key in run} for run in group]
     diverged = "; ".join(f"fold {run['fold']}: {run['diverged']}" for run in group if run.get("diverged"))
     if diverged:
         return {"seed": seed, "test": dict.fromkeys(task["metrics"]), "predictions": None, "diverged": diverged,
-                **({"classes_predicted": {"test": None}} if classes else {}), "folds": folds}  # fmt: skip
+                **({"classes_predicted": {"test": None}} if problem.classes else {}), "folds": folds}  # fmt: skip
     predicted = np.concatenate([np.asarray(run["predictions"]) for run in group])
     return {
         "seed": seed,
-        "test": scores(task["metrics"], truth, predicted, classes),
-        **({"classes_predicted": {"test": len(set(predicted.tolist()))}} if classes else {}),
+        "test": problem.scores(task["metrics"], truth, predicted, task["labels"]),
+        **({"classes_predicted": {"test": len(set(predicted.tolist()))}} if problem.classes else {}),
         "predictions": predicted.tolist(),
         "folds": folds,
     }

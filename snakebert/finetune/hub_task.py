@@ -8,6 +8,7 @@ import pyarrow as pa
 
 from ..errors import DataError, first_line
 from .examples import GROUP, LABEL, PAIR, TEXT, examples
+from .problems import DEFAULT_PROBLEM, PROBLEMS
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ def resolved(task: dict) -> dict:
         "text_column": preset.text if preset else "text",
         "text_pair_column": preset.pair if preset else None,
         "label_column": "label",
-        "problem": preset.problem if preset else "classification",
+        "problem": preset.problem if preset else DEFAULT_PROBLEM,
         "metrics": list(preset.metrics) if preset else None,
     }
     found = {**task, **{key: task[key] if task[key] is not None else value for key, value in implied.items()}}
@@ -70,7 +71,8 @@ def hub_split(task: dict, split: str) -> tuple[pa.Table, list[str] | None]:
     feature = data.features.get(task["label_column"])
     names = list(feature.names) if isinstance(feature, datasets.ClassLabel) else None
     table = data.data.table
-    if names is not None and task["problem"] == "classification":
+    problem = PROBLEMS[task["problem"]]
+    if names is not None and problem.classes:
         ids = table.column(task["label_column"]).to_numpy()
         table = table.set_column(
             table.column_names.index(task["label_column"]),
@@ -78,4 +80,4 @@ def hub_split(task: dict, split: str) -> tuple[pa.Table, list[str] | None]:
             pa.array([names[int(index)] if 0 <= index < len(names) else None for index in ids], pa.string()),
         )
     columns = {TEXT: task["text_column"], PAIR: task["text_pair_column"], LABEL: task["label_column"], GROUP: None}
-    return examples(table, columns, task["problem"], where), names
+    return examples(table, columns, problem.labels, where), names

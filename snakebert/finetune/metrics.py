@@ -65,7 +65,6 @@ def _spearman(truth: np.ndarray, predicted: np.ndarray) -> float:
 
 NUMBER_METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {"pearson": _pearson, "spearman": _spearman}
 METRICS = (*CLASS_METRICS, *NUMBER_METRICS)  # every metric's name, as the schema lists them
-DEFAULT_METRICS = {"classification": ["macro_f1", "accuracy"], "regression": ["pearson", "spearman"]}
 
 
 def scores(names: list[str], truth: np.ndarray, predicted: np.ndarray, classes: int) -> dict[str, float | None]:

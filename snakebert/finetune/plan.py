@@ -11,10 +11,6 @@ BASELINE_NAMES = ("majority", "tfidf")
 RECIPE_KEY = "recipe"
 CHOSEN = "chosen"  # the run folder of the seeds past the search's, at the rate the search chose on validation
 RATE_PREFIX = "lr-"  # the run folder of one rate of the grid: lr-0.003
-REGRESSION_METRICS = (
-    "pearson",
-    "spearman",
-)  # a regression's metrics (metrics.NUMBER_METRICS); the others are for classes
 FOLD_PREFIX = "fold-"  # a fold's folder (split.folds), in the prepared task and in the paths of what each fold made
 CHECKPOINTS = "checkpoints/finetune"  # every run's checkpoints lie under it: {task}/{model}/{rate}/[fold-F/]seed-N
 # The fine-tuning jobs of all tasks together that a config may plan (task_job_count): each run and dry run of the

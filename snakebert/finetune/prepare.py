@@ -5,7 +5,6 @@ describes the task, its classes and each split's counts and checksum. What every
 import json
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -16,18 +15,11 @@ from ..files.checksum import sha256
 from ..files.json_files import read_json
 from .examples import GROUP, LABEL, PAIR, TEXT
 from .plan import fold_folder
+from .problems import PROBLEMS, Problem
 from .splits import carve, check_task_splits, fold_numbers, label_names
 from .tasks import SPLITS, read_task
 
 TASK_FILE = "task.json"
-
-
-def _encoded(table: pa.Table, names: list[str] | None) -> pa.Table:
-    """Class names as their ids (the index in `names`); numbers as they are."""
-    if names is None:
-        return table
-    ids = pc.index_in(table.column(LABEL), value_set=pa.array(names, pa.string())).cast(pa.int64())
-    return table.set_column(table.column_names.index(LABEL), LABEL, ids)
 
 
 def _empty_texts(table: pa.Table) -> int:
@@ -51,13 +43,9 @@ def _in_train(splits: dict[str, pa.Table]) -> dict[str, int]:
             for split, table in splits.items() if split != "train"}  # fmt: skip
 
 
-def _counts(table: pa.Table, names: list[str] | None) -> dict:
+def _counts(table: pa.Table, problem: Problem, names: list[str] | None) -> dict:
     counts = {"examples": len(table), "groups": len(pc.unique(table.column(GROUP))), "empty_texts": _empty_texts(table)}
-    labels = table.column(LABEL).to_numpy()
-    if names is None:
-        return {**counts, "label_mean": float(labels.mean()), "label_std": float(labels.std())}
-    found = np.bincount(labels, minlength=len(names))  # one pass, whatever the number of classes
-    return {**counts, "class_counts": {name: int(count) for name, count in zip(names, found, strict=True)}}
+    return {**counts, **problem.counted(table.column(LABEL).to_numpy(), names)}
 
 
 def _write(table: pa.Table, path: Path) -> None:
@@ -87,26 +75,26 @@ def _write_splits(folder: Path, splits: dict[str, pa.Table], names: list[str] | 
     """Each split's Arrow file and task.json, its counts and checksums, in `folder`; return the description."""
     folder.mkdir()
     description = {**description, "splits": {}}
-    overlap = _in_train(splits)
+    overlap, problem = _in_train(splits), PROBLEMS[description["problem"]]
     for split, table in splits.items():
-        encoded = _encoded(table, names)
+        encoded = problem.encoded(table, names)
         _write(encoded, folder / f"{split}.arrow")
-        counts = {**_counts(encoded, names), **({"also_in_train": overlap[split]} if split in overlap else {})}
+        counts = {**_counts(encoded, problem, names), **({"also_in_train": overlap[split]} if split in overlap else {})}
         description["splits"][split] = {**counts, "sha256": sha256(folder / f"{split}.arrow")}
     (folder / TASK_FILE).write_text(json.dumps(description, indent=1) + "\n")
     return description
 
 
-def _folded(task: dict, splits: dict, classes: bool) -> list[dict[str, pa.Table]]:
+def _folded(task: dict, splits: dict, stratified: bool) -> list[dict[str, pa.Table]]:
     """Each fold's splits: the fold's groups of train as test, validation (the task's own, or carved out of the other
     folds) and the rest as train."""
     train, validation, seed = splits["train"], splits["validation"], task["split"]["seed"]
-    fold_of_row = fold_numbers(task["name"], train, task["split"]["folds"], seed, classes)
+    fold_of_row = fold_numbers(task["name"], train, task["split"]["folds"], seed, stratified)
     folded = []
     for fold in range(task["split"]["folds"]):
         rest = train.filter(pa.array(fold_of_row != fold))
         given = validation is not None
-        carved = carve(rest, {} if given else {"validation": task["split"]["validation_fraction"]}, seed, classes)
+        carved = carve(rest, {} if given else {"validation": task["split"]["validation_fraction"]}, seed, stratified)
         folded.append({"train": carved["train"], "validation": validation if given else carved["validation"],
                        "test": train.filter(pa.array(fold_of_row == fold))})  # fmt: skip
     return folded
@@ -137,8 +125,8 @@ def prepare_task(task: dict, out: str) -> dict:
     knowing is counted in task.json (`empty_texts`, `also_in_train`) and said in the log (notices)."""
     source = read_task(task)
     splits = dict(source.splits)
-    classes = source.problem == "classification"
-    names = label_names(splits["train"], source.label_names) if classes else None
+    problem = PROBLEMS[source.problem]
+    names = label_names(splits["train"], source.label_names) if problem.classes else None
     if "f1" in source.metrics and (names is None or len(names) != 2):
         raise DataError(f"finetune task {task['name']!r}: metric f1 needs two classes (use macro_f1)")
     if task["split"]["folds"]:
@@ -149,7 +137,7 @@ def prepare_task(task: dict, out: str) -> dict:
         return _prepare_folds(task, source, splits, names, out)
     wanted = {"test": task["split"]["test_fraction"], "validation": task["split"]["validation_fraction"]}
     fractions = {split: share for split, share in wanted.items() if splits[split] is None and share > 0}
-    splits.update(carve(splits["train"], fractions, task["split"]["seed"], classes))
+    splits.update(carve(splits["train"], fractions, task["split"]["seed"], problem.stratified))
     splits = {split: splits[split] for split in SPLITS if splits[split] is not None}
     check_task_splits(task["name"], splits, names)
     with atomic_path(out) as tmp:
@@ -160,7 +148,8 @@ def prepare_task(task: dict, out: str) -> dict:
 
 
 def _prepare_folds(task: dict, source, splits: dict, names: list[str] | None, out: str) -> dict:
-    folded = _folded(task, splits, names is not None)
+    problem = PROBLEMS[source.problem]
+    folded = _folded(task, splits, problem.stratified)
     carved = ["test"] + (["validation"] if splits["validation"] is None else [])
     for fold, found in enumerate(folded, 1):
         check_task_splits(task["name"], found, names, fold)
@@ -169,8 +158,8 @@ def _prepare_folds(task: dict, source, splits: dict, names: list[str] | None, ou
         described = _description(task, source, folded[0], names, carved)
         for fold, found in enumerate(folded, 1):
             _write_splits(tmp / fold_folder(fold), found, names, {**described, "fold": fold})
-        pooled = pa.concat_tables([_encoded(found["test"], names) for found in folded])
-        description = {**described, "splits": {"test": _counts(pooled, names)}}
+        pooled = pa.concat_tables([problem.encoded(found["test"], names) for found in folded])
+        description = {**described, "splits": {"test": _counts(pooled, problem, names)}}
         (tmp / TASK_FILE).write_text(json.dumps(description, indent=1) + "\n")
     return description
 

@@ -18,6 +18,7 @@ from ..named_loading import load_named
 from .baselines import fitted_on_validation
 from .encoded import EncodedSplit
 from .prepare import read_task_dir
+from .problems import PROBLEMS
 from .train import load_tokenizer
 
 STRENGTHS = (0.001, 0.01, 0.1, 1.0, 10.0)  # logistic regression's C on standardised features; ridge's alpha: 1 / C
@@ -63,7 +64,7 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
     disable_progress_bar()
     task, tables = read_task_dir(task_dir)
     tokenizer = load_tokenizer(source, name)
-    regression = task["labels"] is None
+    regression = not PROBLEMS[task["problem"]].classes
     splits = {
         split: EncodedSplit(table, tokenizer, max_length, regression, batch_size) for split, table in tables.items()
     }

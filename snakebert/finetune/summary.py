@@ -18,8 +18,9 @@ from ..files.json_files import read_json, write_json
 from .examples import GROUP, LABEL
 from .folds import pooled_runs, reported_table
 from .interval import LEVEL, RESAMPLES, judged, resampled_scores
-from .metrics import scores, spread
+from .metrics import spread
 from .plan import BASE, OWN_MODELS
+from .problems import PROBLEMS
 from .rates import chosen_rate, diverged_runs, validation_medians
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
@@ -34,7 +35,7 @@ def _summarised(runs: list[dict], task: dict) -> dict:
 
 def _one_class_runs(runs: list[dict], task: dict) -> int | None:
     """How many runs answer one class to every example of the reported split (a collapsed classifier)."""
-    if task["labels"] is None or any("classes_predicted" not in run for run in runs):
+    if not PROBLEMS[task["problem"]].classes or any("classes_predicted" not in run for run in runs):
         return None
     return sum(run["classes_predicted"][task["reported_split"]] == 1 for run in runs)
 
@@ -66,11 +67,11 @@ def _comparisons(task: dict, table, models: dict, predictions: dict[str, list]) 
     (interval.judged: none, and a verdict that says why, where the resamples cannot give one)."""
     if OURS not in predictions:
         return {}
-    metric, classes = task["main_metric"], len(task["labels"] or [])
+    metric, scores = task["main_metric"], PROBLEMS[task["problem"]].scores
     split_groups = task["splits"][task["reported_split"]]["groups"]
     truth, groups = table.column(LABEL).to_numpy(), table.column(GROUP).to_numpy(zero_copy_only=False)
     found = resampled_scores(
-        lambda rows, predicted: scores([metric], rows, predicted, classes)[metric],
+        lambda rows, predicted: scores([metric], rows, predicted, task["labels"])[metric],
         truth,
         groups,
         {name: [None if run is None else np.asarray(run) for run in runs] for name, runs in predictions.items()},

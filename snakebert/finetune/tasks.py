@@ -11,7 +11,7 @@ from ..data.shards import check_link, check_name, check_not_output
 from .embedded import EMBEDDED_TASKS
 from .examples import GROUP, LABEL, PAIR, TEXT, read_examples
 from .hub_task import hub_split, resolved
-from .metrics import DEFAULT_METRICS
+from .problems import DEFAULT_PROBLEM, PROBLEMS
 
 SPLITS = ("train", "validation", "test")
 TASK = "finetune task"
@@ -20,16 +20,21 @@ TASK = "finetune task"
 @dataclass
 class TaskSource:
     description: str
-    problem: str  # classification | regression
+    problem: str  # a key of PROBLEMS
     metrics: list[str]  # the first chooses the best epoch
     label_names: list[str] | None  # the classes as the data declares them (None: found in train)
     splits: dict[str, pa.Table | None]  # train, and validation and test where the task gives them
 
 
+def _metrics(chosen: list[str] | None, problem: str) -> list[str]:
+    """The metrics a task chose, else its problem's defaults."""
+    return chosen or list(PROBLEMS[problem].default_metrics)
+
+
 def _embedded(task: dict) -> TaskSource:
     read, description = EMBEDDED_TASKS[task["task"]]
     splits = {"train": read(task), "validation": None, "test": None}
-    return TaskSource(description, "classification", DEFAULT_METRICS["classification"], None, splits)
+    return TaskSource(description, DEFAULT_PROBLEM, _metrics(None, DEFAULT_PROBLEM), None, splits)
 
 
 def task_file(task: dict, path: str) -> str:
@@ -42,15 +47,16 @@ def task_file(task: dict, path: str) -> str:
 
 
 def _files(task: dict) -> TaskSource:
-    problem = task["problem"] or "classification"
+    problem = task["problem"] or DEFAULT_PROBLEM
     columns = {TEXT: task["text_column"], PAIR: task["text_pair_column"], LABEL: task["label_column"],
                GROUP: task["group_column"]}  # fmt: skip
+    labels = PROBLEMS[problem].labels
     splits = {
-        split: read_examples(task_file(task, task[split]), task["format"], columns, problem) if task[split] else None
+        split: read_examples(task_file(task, task[split]), task["format"], columns, labels) if task[split] else None
         for split in SPLITS
     }
     description = f"{task['label_column']} of {task['train']}"
-    return TaskSource(description, problem, task["metrics"] or DEFAULT_METRICS[problem], None, splits)
+    return TaskSource(description, problem, _metrics(task["metrics"], problem), None, splits)
 
 
 def _hub(task: dict) -> TaskSource:
@@ -61,7 +67,7 @@ def _hub(task: dict) -> TaskSource:
         splits[split], found = hub_split(task, name) if name else (None, None)
         names = names or found
     description = task["preset"] or f"{task['label_column']} of {task['path']}"
-    return TaskSource(description, task["problem"], task["metrics"] or DEFAULT_METRICS[task["problem"]], names, splits)
+    return TaskSource(description, task["problem"], _metrics(task["metrics"], task["problem"]), names, splits)
 
 
 TASK_TYPES: dict[str, Callable[[dict], TaskSource]] = {"embedded": _embedded, "files": _files, "hub": _hub}

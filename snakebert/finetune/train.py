@@ -11,7 +11,8 @@ import math
 from pathlib import Path
 
 import torch
-from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer, set_seed
+import transformers
+from transformers import AutoConfig, AutoTokenizer, set_seed
 from transformers.utils.logging import disable_progress_bar
 
 from ..errors import DataError
@@ -29,9 +30,9 @@ from ..training.trainers import EpochOrder, SealedCheckpoints
 from .divergence import StopWhenDiverged, loss_divergence, output_divergence
 from .encoded import EncodedSplit
 from .job import FinetuneJob
-from .metrics import scores
 from .plan import CHOSEN, folder_rate, learning_rates
 from .prepare import read_task_dir
+from .problems import PROBLEMS
 from .rates import chosen_rate
 from .run_folder import FolderAtFirstSave, made, remove_emptied, remove_finished
 
@@ -60,36 +61,27 @@ def load_tokenizer(model: str, name: str):
 
 
 def load_model(job: FinetuneJob, task: dict):
-    """The starting point, its classifier head drawn from the job's seed."""
-    labels = task["labels"]
-    shape = {"num_labels": 1, "problem_type": "regression"}
-    if labels is not None:
-        shape = {
-            "num_labels": len(labels),
-            "problem_type": "single_label_classification",
-            "id2label": dict(enumerate(labels)),
-            "label2id": {name: index for index, name in enumerate(labels)},
-        }
+    """The starting point with its problem's head, drawn from the job's seed."""
+    problem = PROBLEMS[task["problem"]]
+    head, shape = getattr(transformers, problem.head), problem.head_config(task["labels"])
     set_seed(job.seed)
     if job.kind == "random_init":
-        return AutoModelForSequenceClassification.from_config(AutoConfig.from_pretrained(job.model, **shape))
-    load = AutoModelForSequenceClassification.from_pretrained
-    return load_named(lambda name: load(name, **shape), job.model, f"finetune model {job.name!r}")
+        return head.from_config(AutoConfig.from_pretrained(job.model, **shape))
+    return load_named(lambda name: head.from_pretrained(name, **shape), job.model, f"finetune model {job.name!r}")
 
 
 def predicted(task: dict, logits) -> torch.Tensor:
-    logits = torch.as_tensor(logits)
-    return logits.reshape(-1) if task["labels"] is None else logits.argmax(-1)
+    return PROBLEMS[task["problem"]].predicted(torch.as_tensor(logits))
 
 
 def split_scores(task: dict, split: EncodedSplit, logits) -> dict:
-    count, classes = split.count, len(task["labels"] or [])
-    return scores(task["metrics"], split.labels[:count].numpy(), predicted(task, logits)[:count].numpy(), classes)
+    truth, found = split.labels[: split.count].numpy(), predicted(task, logits)[: split.count].numpy()
+    return PROBLEMS[task["problem"]].scores(task["metrics"], truth, found, task["labels"])
 
 
 def classes_predicted(task: dict, split: EncodedSplit, logits) -> int | None:
-    """How many classes the run predicts on `split` (1: it answers one class to everything); None for a number."""
-    if task["labels"] is None:
+    """How many classes the run predicts on `split` (1: it answers one class to everything); None without classes."""
+    if not PROBLEMS[task["problem"]].classes:
         return None
     return len(set(predicted(task, logits)[: split.count].tolist()))
 
@@ -208,7 +200,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
     task, tables = read_task_dir(job.task_dir)
     job = dataclasses.replace(job, recipe={**job.recipe, "learning_rate": run_rate(job, task)})
     tokenizer = load_tokenizer(job.model, job.name)
-    regression = task["labels"] is None
+    regression = not PROBLEMS[task["problem"]].classes
     length = job.recipe["max_length"]
     splits = {
         split: EncodedSplit(table, tokenizer, length, regression, 1 if split == "train" else job.eval_batch_size)

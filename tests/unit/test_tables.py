@@ -1,6 +1,6 @@
 """The extension points are tables: the schema's choices equal their keys (sources, formats, tasks, metrics,
-architectures, backends, trackers), `auto` resolves from the rule's devices, each backend launches as it should, and
-what is not in a table is an error that names it."""
+problems, architectures, backends, trackers), `auto` resolves from the rule's devices, each backend launches as it
+should, and what is not in a table is an error that names it."""
 
 import pytest
 import yaml
@@ -12,8 +12,8 @@ from snakebert.data.sources import SOURCE_TYPES, plan_source
 from snakebert.errors import DataError
 from snakebert.finetune.embedded import EMBEDDED_TASKS
 from snakebert.finetune.hub_task import GLUE
-from snakebert.finetune.metrics import METRICS, NUMBER_METRICS
-from snakebert.finetune.plan import REGRESSION_METRICS
+from snakebert.finetune.metrics import METRICS
+from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.tasks import TASK_TYPES
 from snakebert.hub import UPLOADS, upload_plan
 from snakebert.training.backends import BACKENDS, cuda_arguments, device_count, rank, resolve_backend, world_size
@@ -43,8 +43,13 @@ def test_the_schemas_task_types_presets_and_metrics_are_the_tables_keys():
     assert branches["embedded"]["properties"]["task"]["enum"] == list(EMBEDDED_TASKS)
     assert branches["hub"]["properties"]["preset"]["enum"] == [f"glue/{name}" for name in GLUE] + [None]
     assert yaml.safe_load(SCHEMA.read_text())["$defs"]["metrics"]["items"]["enum"] == list(METRICS)
-    assert tuple(NUMBER_METRICS) == REGRESSION_METRICS  # the parse's names of a regression's metrics
     assert finetune["backend"]["enum"] == ["auto", *sorted(BACKENDS)]
+
+
+def test_the_schemas_problems_are_the_tables_keys_and_every_metric_measures_one():
+    assert yaml.safe_load(SCHEMA.read_text())["$defs"]["problem"]["enum"] == [*PROBLEMS, None]  # None: the default
+    assert {name for problem in PROBLEMS.values() for name in problem.metrics} == set(METRICS)
+    assert all(set(problem.default_metrics) <= set(problem.metrics) for problem in PROBLEMS.values())
 
 
 def test_the_schemas_architectures_are_the_tables_keys():
