@@ -17,7 +17,6 @@ from tiny_corpus import DOCS, write_text_corpus
 from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
 from snakebert.config_defaults import schema_defaults
-from snakebert.config_validation import validate_config
 from snakebert.data.dedup import find_duplicates
 from snakebert.data.ingest import ingest_shard
 from snakebert.data.manifest import build_manifest, write_manifest
@@ -252,17 +251,3 @@ def save_tiny_model(tokenizer_dir, folder, the_bias: float = 0.0) -> str:
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
-
-
-def continued_config(base: str, **model) -> dict:
-    """The default config with config/continue.yaml over it, `base` as its init_from and `model` keys over that, its
-    lengths sized to the tiny bases' 32 positions; validated, its defaults filled in."""
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    for section, values in yaml.safe_load((REPO / "config/continue.yaml").read_text()).items():
-        config[section] = {**config.get(section, {}), **values}
-    config["model"] = {**config["model"], "init_from": base, **model}
-    config["pretrain"]["phases"] = [{"block_size": 32, "fraction": 1.0}]
-    config["data"]["block_size"] = 32
-    config["finetune"]["tasks"][0]["recipe"]["max_length"] = 32
-    validate_config(config)
-    return config

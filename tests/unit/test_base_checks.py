@@ -15,7 +15,8 @@ import zipfile
 import pytest
 import torch
 import yaml
-from helpers import REPO, continued_config
+from continued_configs import continued_config
+from helpers import REPO
 from safetensors.torch import load_file, save_file
 from transformers import (
     AutoTokenizer,

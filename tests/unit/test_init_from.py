@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 import torch
-from helpers import continued_config
+from continued_configs import continued_config
 from log_records import logged
 from safetensors.torch import load_file, save_file
 from tokenizers import Tokenizer
