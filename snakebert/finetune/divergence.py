@@ -1,13 +1,13 @@
 """A fine-tuning run that diverged: its training loss, or its outputs on a held-out split, not finite (a learning rate
 too large, as 1e30 is). Such a run records why instead of scores, its training stops at the first epoch whose loss is
-not finite, and neither the rate search (rates.py) nor the summary ever takes it for a result. The trainer logs each
-epoch's mean loss unfiltered (`logging_nan_inf_filter` off: the filter would replace a step's nan by the mean of the
-others), so one step's nan or inf reaches the epoch's logged loss."""
+not finite (training/divergence.py's callback, watching LOSS_KEYS), and neither the rate search (rates.py) nor the
+summary ever takes it for a result. The trainer logs each epoch's mean loss unfiltered (`logging_nan_inf_filter` off:
+the filter would replace a step's nan by the mean of the others), so one step's nan or inf reaches the epoch's logged
+loss."""
 
 import math
 
 import numpy as np
-from transformers import TrainerCallback
 
 LOSS_KEYS = ("loss", "train_loss")  # the trainer's logged training losses: each epoch's, then the run's
 
@@ -29,11 +29,3 @@ def output_divergence(logits: dict[str, np.ndarray]) -> str | None:
         if bad:
             return f"outputs not finite on {bad} of {len(found)} {split} examples"
     return None
-
-
-class StopWhenDiverged(TrainerCallback):
-    """Stops training at the first logged training loss that is not finite: the epochs after it would train on nan."""
-
-    def on_log(self, args, state, control, logs=None, **kwargs):
-        if logs and loss_divergence([{**logs, "epoch": state.epoch or 0}]):
-            control.should_training_stop = True

@@ -25,9 +25,10 @@ from ..named_loading import load_named
 from ..tokenizer_files import ids_problem
 from ..training.backends import BACKENDS, TrainerOptions
 from ..training.checkpoints import fingerprint, resume_point
+from ..training.divergence import StopWhenDiverged
 from ..training.trackers import tracking_callbacks
 from ..training.trainers import EpochOrder, SealedCheckpoints
-from .divergence import StopWhenDiverged, loss_divergence, output_divergence
+from .divergence import LOSS_KEYS, loss_divergence, output_divergence
 from .encoded import EncodedSplit
 from .job import FinetuneJob
 from .plan import CHOSEN, folder_rate, learning_rates
@@ -183,7 +184,7 @@ def build_trainer(
         train_dataset=splits["train"],
         eval_dataset=splits["validation"],
         compute_metrics=compute_metrics,
-        callbacks=[StopWhenDiverged()],
+        callbacks=[StopWhenDiverged(LOSS_KEYS)],
         **extra,
     )
 

@@ -13,13 +13,15 @@ LOSSES = ("loss", "eval_loss")
 
 
 class StopWhenDiverged(TrainerCallback):
-    """Ends training at the first logged loss that is not finite; `found` says which and where (None until then)."""
+    """Ends training at the first logged loss of `losses` (the trainer's log keys) that is not finite; `found` says
+    which and where (None until then)."""
 
-    def __init__(self) -> None:
+    def __init__(self, losses: tuple[str, ...] = LOSSES) -> None:
+        self.losses = losses
         self.found = None
 
     def on_log(self, args, state, control, logs=None, **kwargs):
-        bad = [key for key in LOSSES if key in (logs or {}) and not math.isfinite(logs[key])]
+        bad = [key for key in self.losses if key in (logs or {}) and not math.isfinite(logs[key])]
         if bad and self.found is None:
             self.found = f"its {bad[0]} is {logs[bad[0]]} at step {state.global_step}"
             control.should_training_stop = True
