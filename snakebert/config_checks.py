@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 from .config_defaults import schema_defaults
 from .config_inputs import own_output_problems
 from .errors import DataError
-from .finetune.hub_task import GLUE
+from .finetune.hub_task import PRESETS
 from .finetune.plan import (
     BASE,
     BASELINE_NAMES,
@@ -117,6 +117,7 @@ def finetune_problems(finetune: dict, positions: int | None) -> list[str]:
             problems.append(f"config finetune.tasks[{index}] ({task['name']}): a hub task needs `path` or a `preset`")
         problems += fold_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
         problems += metric_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
+        problems += tagging_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
     return problems
 
 
@@ -135,15 +136,31 @@ def plan_size_problems(finetune: dict, base: str | None) -> list[str]:
     ]
 
 
+def task_problem(task: dict) -> str:
+    """The task's problem: its `problem`, its preset's, else the default."""
+    preset = PRESETS[task["preset"]].problem if task.get("preset") else None
+    return task.get("problem") or preset or DEFAULT_PROBLEM
+
+
 def metric_problems(where: str, task: dict) -> list[str]:
-    """Metrics that do not measure the task's problem (its `problem`, its GLUE preset's, else the default), which its
-    jobs could only fail on after training."""
-    preset = GLUE[task["preset"].removeprefix("glue/")].problem if task.get("preset") else None
-    problem = task.get("problem") or preset or DEFAULT_PROBLEM
+    """Metrics that do not measure the task's problem, which its jobs could only fail on after training."""
+    problem = task_problem(task)
     wrong = [name for name in task.get("metrics") or () if name not in PROBLEMS[problem].metrics]
     if not wrong:
         return []
     return [f"{where}: metric {wrong[0]!r} does not measure a {problem} task; use {PROBLEMS[problem].fitting_metrics}"]
+
+
+def tagging_problems(where: str, task: dict) -> list[str]:
+    """Settings of word tagging on a task of another problem, and a second text beside tagged words."""
+    tagging = task_problem(task) == "token_classification"
+    if task.get("format") == "conll" and not tagging:
+        return [f"{where}: format conll holds tagged words; set problem: token_classification"]
+    if task.get("tag_scheme") and not tagging:
+        return [f"{where}: tag_scheme is for tagged words; set problem: token_classification, or drop tag_scheme"]
+    if tagging and task.get("text_pair_column"):
+        return [f"{where}: a token_classification task tags the words of one text; drop text_pair_column"]
+    return []
 
 
 def compare_problems(finetune: dict) -> list[str]:

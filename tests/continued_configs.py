@@ -17,6 +17,7 @@ def continued_config(base: str, **model) -> dict:
     config["model"] = {**config["model"], "init_from": base, **model}
     config["pretrain"]["phases"] = [{"block_size": 32, "fraction": 1.0}]
     config["data"]["block_size"] = 32
-    config["finetune"]["tasks"][0]["recipe"]["max_length"] = 32
+    for task in config["finetune"]["tasks"]:
+        task["recipe"]["max_length"] = 32
     validate_config(config)
     return config

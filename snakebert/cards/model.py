@@ -9,6 +9,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
+from ..finetune.problems import PROBLEMS
 from ..model_folders import usable_positions
 from ..report.downstream import PROBE, answered_gains, comparison_rows, folds_text, gain_line, rate_text
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
@@ -18,7 +19,6 @@ MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name
     "perplexity": ("perplexity", "perplexity"),
     "masked_token_accuracy": ("accuracy", "masked-token accuracy"),
 }
-DOWNSTREAM_TASK_TYPE = "text-classification"  # the Hub's task for labelling or scoring a text (classes or a value)
 PACKING = (
     "Every document is tokenized whole (`[CLS] ... [SEP]`, never truncated); the documents of a shard are concatenated "
     "in corpus order and cut into blocks, and each shard's last partial block is dropped."
@@ -63,7 +63,7 @@ def downstream_results(task: dict) -> list[EvalResult]:
     )
     return [
         EvalResult(
-            task_type=DOWNSTREAM_TASK_TYPE,
+            task_type=PROBLEMS[task["problem"]].card_task,
             task_name=task["task"],
             dataset_type=task["task"],
             dataset_name=task["description"],

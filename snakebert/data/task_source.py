@@ -1,12 +1,13 @@
 """A `task` source: the text of a fine-tuning task's train split as pretraining text, task-adaptive pretraining
 (TAPT) inside the DAG. Its one input is the task's prepared data folder (prepare_task's output), and its reader opens
 the train split's file in it and no other, so no validation or test text can reach pretraining. A task of pairs gives
-both texts of each row, the first texts, then the second ones."""
+both texts of each row, the first texts, then the second ones; a task of tagged words, each sentence's words."""
 
 from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..files.arrow_streams import stream_batches
 from .formats import check_lengths
@@ -28,5 +29,8 @@ def read_task_text(folder: str, limit: int) -> Iterator[pa.Array]:
         for batch in stream_batches(path, "task split"):
             if column not in batch.schema.names:
                 break
-            yield check_lengths(batch.column(column), limit, f"{path}: column {column!r}", row)
+            texts = batch.column(column)
+            if pa.types.is_list(texts.type):  # a sentence of tagged words: its words, a space between two
+                texts = pc.binary_join(texts, " ")
+            yield check_lengths(texts, limit, f"{path}: column {column!r}", row)
             row += batch.num_rows

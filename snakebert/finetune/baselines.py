@@ -1,9 +1,13 @@
-"""The baselines that need no BERT, fitted on train and scored like the fine-tuned models: the majority class (the
-mean, for a number), and TF-IDF features with logistic regression (ridge, for a number) from scikit-learn, its
-regularisation chosen on validation. A sentence pair is the two texts' features side by side."""
+"""The baselines that need no BERT, fitted on train and scored like the fine-tuned models, per problem. For a text:
+the majority class (the mean, for a number), and TF-IDF features with logistic regression (ridge, for a number) from
+scikit-learn, its regularisation chosen on validation; a sentence pair is the two texts' features side by side. For
+tagged words: the majority tag for every word (`O` on any entity task), and each word's most frequent tag in train
+(`word_tags`, the classic lexical baseline of named-entity recognition), the majority tag for a word train never has.
+TF-IDF does not apply to a tag per word."""
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from scipy.sparse import hstack
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import make_pipeline
@@ -25,10 +29,38 @@ def _features(vectorizer: TfidfVectorizer, table: pa.Table):
     return hstack([vectorizer.transform(texts) for texts in _texts(table)]).tocsr()
 
 
+def _answers(table: pa.Table, task: dict) -> np.ndarray:
+    """A split's labels, one per scored unit (an example, or a word)."""
+    return PROBLEMS[task["problem"]].answers(table.column(LABEL).to_pylist())
+
+
 def majority(splits: dict[str, pa.Table], task: dict) -> dict[str, dict]:
-    """The most frequent train class (the first of the tied ones), or the train mean, for every example."""
-    constant = PROBLEMS[task["problem"]].majority(splits["train"].column(LABEL).to_numpy(), task["labels"])
-    predicted = {split: np.full(len(table), constant) for split, table in _held_out(splits)}
+    """The most frequent train class or tag (the first of the tied ones), or the train mean, for every example or
+    word."""
+    problem = PROBLEMS[task["problem"]]
+    constant = problem.majority(_answers(splits["train"], task), task["labels"])
+    predicted = {
+        split: problem.regrouped(np.full(len(_answers(table, task)), constant), table)
+        for split, table in _held_out(splits)
+    }
+    return _with_predictions(task, splits, predicted)
+
+
+def word_tags(splits: dict[str, pa.Table], task: dict) -> dict[str, dict]:
+    """Each word's most frequent tag in train (the first of the tied ones, in tag order), the majority tag for a word
+    that train never has; words matched as written."""
+    train = splits["train"]
+    words, tags = pc.list_flatten(train.column(TEXT)).to_numpy(zero_copy_only=False), _answers(train, task)
+    vocabulary, word_ids = np.unique(words, return_inverse=True)
+    counts = np.zeros((len(vocabulary), len(task["labels"])), dtype=np.int64)
+    np.add.at(counts, (word_ids, tags), 1)
+    best, unseen = counts.argmax(axis=1), PROBLEMS[task["problem"]].majority(tags, task["labels"])
+    predicted = {}
+    for split, table in _held_out(splits):
+        found = pc.list_flatten(table.column(TEXT)).to_numpy(zero_copy_only=False)
+        at = np.minimum(np.searchsorted(vocabulary, found), len(vocabulary) - 1)
+        known = vocabulary[at] == found
+        predicted[split] = PROBLEMS[task["problem"]].regrouped(np.where(known, best[at], unseen), table)
     return _with_predictions(task, splits, predicted)
 
 
@@ -39,11 +71,12 @@ def _held_out(splits: dict[str, pa.Table]) -> list[tuple[str, pa.Table]]:
 def _with_predictions(task: dict, splits: dict[str, pa.Table], predicted: dict[str, np.ndarray]) -> dict:
     """The scores on each held-out split, and the predictions on the reported one (what the summary resamples)."""
     found = {split: _scored(task, splits[split], values) for split, values in predicted.items()}
-    return {**found, "predictions": predicted[task["reported_split"]].tolist()}
+    reported = predicted[task["reported_split"]]
+    return {**found, "predictions": [np.asarray(each).tolist() for each in reported]}
 
 
-def _scored(task: dict, table: pa.Table, predicted: np.ndarray) -> dict:
-    return PROBLEMS[task["problem"]].scores(task["metrics"], table.column(LABEL).to_numpy(), predicted, task["labels"])
+def _scored(task: dict, table: pa.Table, predicted) -> dict:
+    return PROBLEMS[task["problem"]].scores(task["metrics"], table.column(LABEL).to_pylist(), predicted, task)
 
 
 def _model(task: dict, strength: float, standardised: bool):
@@ -57,11 +90,11 @@ def fitted_on_validation(
     """Logistic regression (ridge, for a number) on train's `features` at each of `strengths`, the one whose validation
     score on the task's main metric is best (the first, on ties) scored on every held-out split; the features
     standardised on train first if asked."""
-    labels = splits["train"].column(LABEL).to_numpy()
+    labels, regrouped = _answers(splits["train"], task), PROBLEMS[task["problem"]].regrouped
     best = None
     for strength in strengths:
         model = _model(task, strength, standardised).fit(features["train"], labels)
-        predicted = {split: model.predict(features[split]) for split, _ in _held_out(splits)}
+        predicted = {split: regrouped(model.predict(features[split]), table) for split, table in _held_out(splits)}
         found = _with_predictions(task, splits, predicted)
         main = found["validation"][task["main_metric"]]
         if best is None or (main is not None and (best[0] is None or main > best[0])):
@@ -76,12 +109,19 @@ def tfidf(splits: dict[str, pa.Table], task: dict) -> dict:
     return fitted_on_validation(task, splits, {split: _features(vectorizer, table) for split, table in splits.items()})
 
 
-BASELINES = {"majority": majority, "tfidf": tfidf}
+TEXT_BASELINES = {"majority": majority, "tfidf": tfidf}
+BASELINES = {  # per problem (tests/unit/test_tables.py holds the keys to PROBLEMS')
+    "classification": TEXT_BASELINES,
+    "regression": TEXT_BASELINES,
+    "token_classification": {"majority": majority, "word_tags": word_tags},
+}
 
 
 def run_baselines(task_dir: str, out: str) -> dict:
-    """Every baseline on the prepared task in `task_dir`, written to `out`."""
+    """Every baseline of the task's problem on the prepared task in `task_dir`, written to `out`."""
     task, splits = read_task_dir(task_dir)
-    found = {name: {**baseline(splits, task), "fold": task["fold"]} for name, baseline in BASELINES.items()}
+    found = {
+        name: {**baseline(splits, task), "fold": task["fold"]} for name, baseline in BASELINES[task["problem"]].items()
+    }
     write_json(out, found)
     return found

@@ -25,7 +25,7 @@ def output_divergence(logits: dict[str, np.ndarray]) -> str | None:
     """Why the run diverged, from its outputs on each held-out split: the first split whose outputs are not all finite
     (None if every one is)."""
     for split, found in logits.items():
-        bad = int((~np.isfinite(np.asarray(found))).any(axis=-1).sum()) if np.size(found) else 0
+        bad = int((~np.isfinite(np.asarray(found))).reshape(len(found), -1).any(axis=1).sum()) if np.size(found) else 0
         if bad:
             return f"outputs not finite on {bad} of {len(found)} {split} examples"
     return None

@@ -1,8 +1,14 @@
-"""The embedded tasks, built from an embedded corpus's own metadata. `sotu-party`: the speaker's party (Democratic
-or Republican) from a passage of a State of the Union address given since 1853 (181 speeches, 78 Democratic and
-103 Republican, 1.56 M words), each passage grouped by its speech so that a split never divides one."""
+"""The embedded tasks, built from an embedded corpus's own text and metadata, each example grouped by its speech so
+that a split never divides one. `sotu-party`: the speaker's party (Democratic or Republican) from a passage of a State
+of the Union address given since 1853 (181 speeches, 78 Democratic and 103 Republican, 1.56 M words). `sotu-names`:
+the names in a lowercased sentence of any of the 249 addresses, a name being a run of capitalised words past the
+sentence's first word (`I` aside), tagged NAME in IOB2: capitalisation restoration of names, a word-tagging task made
+from raw text as NVIDIA's punctuation-and-capitalization model is, which a bag of words cannot do."""
 
 import csv
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -24,18 +30,23 @@ def passages(text: str, words: int, keep: int | None) -> list[str]:
     return [found[int(index)] for index in np.floor((np.arange(keep) + 0.5) * len(found) / keep)]
 
 
+def _speeches(task_name: str) -> list[tuple[dict, str]]:
+    """Every address of the embedded corpus, its metadata row and its text, in speech order."""
+    data = package_folder("sotu", f"embedded task {task_name!r}") / "data"
+    with open(data / "metadata.csv", encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    return [(row, (data / "speeches" / f"{row['fileid']}.txt").read_text(encoding="utf-8")) for row in rows]
+
+
 def sotu_party(task: dict) -> pa.Table:
     """Every kept passage with its speaker's party, grouped by speech, in speech order."""
-    data = package_folder("sotu", "embedded task 'sotu-party'") / "data"
-    with open(data / "metadata.csv", encoding="utf-8", newline="") as handle:
-        speeches = [
-            row
-            for row in csv.DictReader(handle)
-            if int(row["year"]) >= SOTU_FIRST_YEAR and row["party"] in SOTU_PARTIES
-        ]
+    speeches = [
+        (speech, text)
+        for speech, text in _speeches("sotu-party")
+        if int(speech["year"]) >= SOTU_FIRST_YEAR and speech["party"] in SOTU_PARTIES
+    ]
     rows = {TEXT: [], LABEL: [], GROUP: []}
-    for speech in speeches:
-        text = (data / "speeches" / f"{speech['fileid']}.txt").read_text(encoding="utf-8")
+    for speech, text in speeches:
         for passage in passages(text, task["passage_words"], task["passages_per_speech"]):
             rows[TEXT].append(passage)
             rows[LABEL].append(speech["party"])
@@ -43,10 +54,58 @@ def sotu_party(task: dict) -> pa.Table:
     return pa.table({name: pa.array(values, pa.string()) for name, values in rows.items()})
 
 
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(]?[A-Z])")  # a stop, space, then a capital: a new sentence
+WORD = re.compile(r"\w+(?:['’.-]\w+)*|[^\w\s]")  # a word (with its inner apostrophes, dots and hyphens), or a sign
+NAME_WORDS = (10, 50)  # the sentences a task keeps: of 10 to 50 words and signs
+
+
+def name_tags(words: list[str]) -> list[str]:
+    """IOB2 NAME tags of a sentence's words: each run of capitalised words past the first word (`I` aside)."""
+    tags = []
+    for index, word in enumerate(words):
+        named = index > 0 and word[0].isupper() and word != "I"
+        tags.append(("I-NAME" if tags and tags[-1] != "O" else "B-NAME") if named else "O")
+    return tags
+
+
+def sotu_names(task: dict) -> pa.Table:
+    """`sentences_per_speech` evenly spaced sentences of each address (of NAME_WORDS words and signs), lowercased,
+    with their words' NAME tags, grouped by speech, in speech order."""
+    rows = {TEXT: [], LABEL: [], GROUP: []}
+    for speech, text in _speeches("sotu-names"):
+        sentences = [
+            WORD.findall(sentence) for paragraph in text.split("\n") for sentence in SENTENCE_END.split(paragraph)
+        ]
+        kept = [words for words in sentences if NAME_WORDS[0] <= len(words) <= NAME_WORDS[1]]
+        keep = task["sentences_per_speech"]
+        if keep is not None and len(kept) > keep:
+            kept = [kept[int(index)] for index in np.floor((np.arange(keep) + 0.5) * len(kept) / keep)]
+        for words in kept:
+            rows[TEXT].append([word.lower() for word in words])
+            rows[LABEL].append(name_tags(words))
+            rows[GROUP].append(speech["fileid"])
+    types = {TEXT: pa.list_(pa.string()), LABEL: pa.list_(pa.string()), GROUP: pa.string()}
+    return pa.table({name: pa.array(values, types[name]) for name, values in rows.items()})
+
+
+@dataclass(frozen=True)
+class EmbeddedTask:
+    read: Callable[[dict], pa.Table]
+    description: str
+    problem: str
+
+
 EMBEDDED_TASKS = {
-    "sotu-party": (
+    "sotu-party": EmbeddedTask(
         sotu_party,
         "the speaker's party (Democratic or Republican) of a passage of a State of the Union address since 1853, "
         "split by speech",
-    )
+        "classification",
+    ),
+    "sotu-names": EmbeddedTask(
+        sotu_names,
+        "the names (runs of capitalised words past a sentence's first) in a lowercased sentence of a State of the "
+        "Union address, split by speech",
+        "token_classification",
+    ),
 }

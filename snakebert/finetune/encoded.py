@@ -1,10 +1,12 @@
 """A task split tokenized once into fixed-length tensors (every input padded or truncated to `max_length`: one
 graph), indexed as the trainers read it: `(epoch, i)` from EpochSampler, or `i`. `padded_to` repeats the first
 example up to a whole number of batches, so that no evaluation batch is dropped or of another shape; predictions
-past `count` are discarded."""
+past `count` are discarded. `truth` holds the labels as read, `example_outputs` the outputs of the examples (as
+WordWindows has them, for a task that tags words)."""
 
 import math
 
+import numpy as np
 import pyarrow as pa
 import torch
 
@@ -23,7 +25,8 @@ class EncodedSplit(torch.utils.data.Dataset):
             return_tensors="pt",
         )
         dtype = torch.float32 if regression else torch.long
-        self.labels = torch.tensor(table.column(LABEL).to_numpy(), dtype=dtype)
+        self.truth = table.column(LABEL).to_numpy()
+        self.labels = torch.tensor(self.truth, dtype=dtype)
         self.count = len(table)
         self.size = math.ceil(self.count / padded_to) * padded_to
 
@@ -34,3 +37,17 @@ class EncodedSplit(torch.utils.data.Dataset):
         index = key[1] if isinstance(key, tuple) else key
         row = index if index < self.count else 0
         return {**{name: values[row] for name, values in self.inputs.items()}, "labels": self.labels[row]}
+
+    def example_outputs(self, outputs: np.ndarray) -> np.ndarray:
+        """Each example's answer (or features): its row's, the padding rows left out."""
+        return outputs[: self.count]
+
+    def kept(self, hidden: torch.Tensor, mask: torch.Tensor, start: int) -> np.ndarray:
+        """The linear probe's features of a batch of rows (from `start`): each row's last hidden states averaged over
+        its tokens, the padding left out."""
+        weights = mask.unsqueeze(-1).to(hidden.dtype)
+        return ((hidden * weights).sum(1) / weights.sum(1)).float().cpu().numpy()
+
+    def unit_features(self, batches: list[np.ndarray]) -> np.ndarray:
+        """Every example's features, from the batches' `kept` features in order."""
+        return np.concatenate(batches)[: self.count]

@@ -48,10 +48,8 @@ class Where:
         return f"line {starts[index]}"
 
 
-LabelReader = Callable[[pa.ChunkedArray, str, Where], pa.ChunkedArray]  # (column, its name, where) -> the labels
-
-
-def _read(path: str, file_format: str) -> pa.Table:
+def read_file(path: str, file_format: str) -> pa.Table:
+    """A task's CSV, JSON Lines or Parquet file as read, every row in one table."""
     import pyarrow.csv
     import pyarrow.json
     import pyarrow.parquet
@@ -168,7 +166,7 @@ def number_labels(values: pa.ChunkedArray, name: str, where: Where) -> pa.Chunke
     return pa.chunked_array([numbers])
 
 
-def examples(table: pa.Table, columns: dict, labels: LabelReader, where: str | Where) -> pa.Table:
+def examples(table: pa.Table, columns: dict, labels: Callable, where: str | Where) -> pa.Table:
     """The flat table of `table`'s `columns` ({text, text_pair, label, group}: source column names, text_pair and
     group optional), its label column read by `labels` (the task's problem's: problems.py); `where` names the file or
     split in errors, and its rows (a name alone: rows counted from 0)."""
@@ -184,7 +182,3 @@ def examples(table: pa.Table, columns: dict, labels: LabelReader, where: str | W
     else:
         found[GROUP] = pa.chunked_array([pa.array([str(row) for row in range(len(table))], pa.string())])
     return pa.table(found)
-
-
-def read_examples(path: str, file_format: str, columns: dict, labels: LabelReader) -> pa.Table:
-    return examples(_read(path, file_format), columns, labels, Where(path, file_format))

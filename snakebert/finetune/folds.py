@@ -23,7 +23,7 @@ def reported_table(task_dir: Path, task: dict) -> pa.Table:
     return pa.concat_tables(read_split(str(task_dir / fold_folder(fold)), "test") for fold in fold_ids(task["folds"]))
 
 
-def _pooled(seed, group: list[dict], task: dict, truth: np.ndarray) -> dict:
+def _pooled(seed, group: list[dict], task: dict, truth: list) -> dict:
     """One seed's runs, one per fold in fold order, as one run on the pooled test split."""
     problem = PROBLEMS[task["problem"]]
     folds = [{key: run[key] for key in FOLD_KEYS if key in run} for run in group]
@@ -31,17 +31,17 @@ def _pooled(seed, group: list[dict], task: dict, truth: np.ndarray) -> dict:
     if diverged:
         return {"seed": seed, "test": dict.fromkeys(task["metrics"]), "predictions": None, "diverged": diverged,
                 **({"classes_predicted": {"test": None}} if problem.classes else {}), "folds": folds}  # fmt: skip
-    predicted = np.concatenate([np.asarray(run["predictions"]) for run in group])
+    predicted = [answer for run in group for answer in run["predictions"]]
     return {
         "seed": seed,
-        "test": problem.scores(task["metrics"], truth, predicted, task["labels"]),
-        **({"classes_predicted": {"test": len(set(predicted.tolist()))}} if problem.classes else {}),
-        "predictions": predicted.tolist(),
+        "test": problem.scores(task["metrics"], truth, predicted, task),
+        **({"classes_predicted": {"test": len(np.unique(problem.answers(predicted)))}} if problem.classes else {}),
+        "predictions": predicted,
         "folds": folds,
     }
 
 
-def pooled_runs(runs: list[dict], task: dict, truth: np.ndarray) -> list[dict]:
+def pooled_runs(runs: list[dict], task: dict, truth: list) -> list[dict]:
     """`runs` (one model's, every fold of each seed) as one run per seed on the pooled test split: the predictions
     concatenated in fold order and scored against `truth`, each fold's own scores kept under `folds`."""
     by_seed: dict = {}

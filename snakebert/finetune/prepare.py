@@ -16,14 +16,17 @@ from ..files.json_files import read_json
 from .examples import GROUP, LABEL, PAIR, TEXT
 from .plan import fold_folder
 from .problems import PROBLEMS, Problem
-from .splits import carve, check_task_splits, fold_numbers, label_names
+from .splits import carve, check_task_splits, fold_numbers
 from .tasks import SPLITS, read_task
 
 TASK_FILE = "task.json"
 
 
 def _empty_texts(table: pa.Table) -> int:
-    """Examples with no word in their text (or in their second text): kept, counted and reported."""
+    """Examples with no word in their text (or in their second text): kept, counted and reported (a sentence of
+    tagged words has words: tagged_examples.py refuses an empty one)."""
+    if pa.types.is_list(table.column(TEXT).type):
+        return 0
     empty = pc.equal(pc.utf8_trim_whitespace(table.column(TEXT)), "")
     if PAIR in table.column_names:
         empty = pc.or_(empty, pc.equal(pc.utf8_trim_whitespace(table.column(PAIR)), ""))
@@ -34,6 +37,8 @@ def _in_train(splits: dict[str, pa.Table]) -> dict[str, int]:
     """Per split other than train, its examples whose text (and second text) train also holds."""
 
     def keys(table: pa.Table) -> pa.ChunkedArray:
+        if pa.types.is_list(table.column(TEXT).type):  # a sentence of words
+            return pc.binary_join(table.column(TEXT), "\x00")
         if PAIR not in table.column_names:
             return table.column(TEXT)
         return pc.binary_join_element_wise(table.column(TEXT), table.column(PAIR), "\x00")
@@ -63,6 +68,7 @@ def _description(task: dict, source, splits: dict[str, pa.Table], names: list[st
         "metrics": source.metrics,
         "main_metric": source.metrics[0],
         "text_pair": "text_pair" in splits["train"].column_names,
+        "tag_scheme": source.tag_scheme,
         "reported_split": "test" if "test" in splits else "validation",
         "carved": sorted(carved),
         "folds": task["split"]["folds"],
@@ -126,7 +132,7 @@ def prepare_task(task: dict, out: str) -> dict:
     source = read_task(task)
     splits = dict(source.splits)
     problem = PROBLEMS[source.problem]
-    names = label_names(splits["train"], source.label_names) if problem.classes else None
+    names = problem.label_names(splits["train"], source.label_names)
     if "f1" in source.metrics and (names is None or len(names) != 2):
         raise DataError(f"finetune task {task['name']!r}: metric f1 needs two classes (use macro_f1)")
     if task["split"]["folds"]:

@@ -1,10 +1,11 @@
 """The linear probe: the model frozen, each example's features the mean of its encoder's last hidden states over its
-tokens (padding left out), and a logistic regression fitted on train (ridge, for a number) on the standardised
-features, its strength chosen on validation as TF-IDF's is (baselines.py). No learning rate and no gradient step on the
-model: it measures what the weights hold, and representation-learning papers report it beside fine-tuning. One job per
-model writes every seed's result: random initialisation draws its weights from each seed, while the pretrained and
-reference models are the same under every seed, so their features are computed once. Features that are not finite
-(a model whose weights hold nan, or whose activations overflow) are refused, never handed to the regression."""
+tokens (padding left out; a tagged word's, its first piece's last hidden state), and a logistic regression fitted on
+train (ridge, for a number) on the standardised features, its strength chosen on validation as TF-IDF's is
+(baselines.py). No learning rate and no gradient step on the model: it measures what the weights hold, and
+representation-learning papers report it beside fine-tuning. One job per model writes every seed's result: random
+initialisation draws its weights from each seed, while the pretrained and reference models are the same under every
+seed, so their features are computed once. Features that are not finite (a model whose weights hold nan, or whose
+activations overflow) are refused, never handed to the regression."""
 
 import numpy as np
 import torch
@@ -35,15 +36,14 @@ def encoder(kind: str, source: str, seed: int, name: str):
 
 @torch.no_grad()
 def features(model, split: EncodedSplit, batch_size: int, device: str) -> np.ndarray:
-    """The mean of each example's last hidden states over its tokens, in fixed-size batches (one shape)."""
+    """Each example's features (the mean of its last hidden states over its tokens), or each word's (its first
+    piece's last hidden state), in fixed-size batches (one shape)."""
     found = []
     for start in range(0, len(split), batch_size):
         batch = [split[index] for index in range(start, start + batch_size)]
         inputs = {name: torch.stack([item[name] for item in batch]).to(device) for name in split.inputs}
-        hidden = model(**inputs).last_hidden_state
-        mask = inputs["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-        found.append(((hidden * mask).sum(1) / mask.sum(1)).float().cpu().numpy())
-    return np.concatenate(found)[: split.count]
+        found.append(split.kept(model(**inputs).last_hidden_state, inputs["attention_mask"], start))
+    return split.unit_features(found)
 
 
 def finite(found: np.ndarray, split: str, name: str, source: str) -> np.ndarray:
@@ -64,10 +64,8 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
     disable_progress_bar()
     task, tables = read_task_dir(task_dir)
     tokenizer = load_tokenizer(source, name)
-    regression = not PROBLEMS[task["problem"]].classes
-    splits = {
-        split: EncodedSplit(table, tokenizer, max_length, regression, batch_size) for split, table in tables.items()
-    }
+    problem = PROBLEMS[task["problem"]]
+    splits = {split: problem.split(table, tokenizer, max_length, batch_size) for split, table in tables.items()}
     device = "cuda" if torch.cuda.is_available() else "cpu"
     found = None
     for seed, out in enumerate(outs, 1):

@@ -1,8 +1,9 @@
-"""The downstream problems, one table: what differs between a class per text (or text pair) and a number, as data and
-small functions, so that everything else (splits, rates, seeds, folds, both protocols, the bootstrap, the verdicts) is
-one path for every problem. Adding a problem is an entry in PROBLEMS, its name in the schema's `problem` enum and its
-tests (tests/unit/test_tables.py checks that the enum equals the keys). The workflow's parse checks a task's metrics
-against its problem, so this module stays light: scikit-learn is imported by the functions that fit."""
+"""The downstream problems, one table: what differs between a class per text (or text pair), a number, and a tag per
+word, as data and small functions, so that everything else (splits, rates, seeds, folds, both protocols, the
+bootstrap, the verdicts) is one path for every problem. Adding a problem is an entry in PROBLEMS, its name in the
+schema's `problem` enum, its baselines (baselines.py) and its tests (tests/unit/test_tables.py checks that the enum
+equals the keys). The workflow's parse checks a task's metrics against its problem, so this module stays light: torch,
+seqeval and scikit-learn are imported by the functions that use them."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,8 +12,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .examples import LABEL, LabelReader, class_labels, number_labels
+from .examples import LABEL, class_labels, examples, number_labels
 from .metrics import CLASS_METRICS, NUMBER_METRICS, scores
+from .tag_metrics import TAG_METRICS, sentence_counts, tag_scores
+from .tagged_examples import tag_names, tagged_examples
 
 DEFAULT_PROBLEM = "classification"  # the problem of a task (or preset) that names none
 
@@ -24,19 +27,25 @@ class Problem:
     names (a task's `labels`) are given None for a problem without classes."""
 
     default_metrics: tuple[str, ...]  # a task's metrics where it names none; the first chooses the best epoch
-    metrics: tuple[str, ...]  # the metrics that measure it (metrics.py)
+    metrics: tuple[str, ...]  # the metrics that measure it (metrics.py, tag_metrics.py)
     fitting_metrics: str  # those metrics, as an error names them
     classes: bool  # labels name classes: prepared as ids, none held out that train lacks, counted in a run's answers
     stratified: bool  # carved splits and folds keep each class's groups in proportion (splits.py)
-    labels: LabelReader  # a label column, read and checked (examples.py)
+    examples: Callable  # (table, columns, where) -> the flat examples, the label column read and checked
+    label_names: Callable[[pa.Table, list[str] | None], list[str] | None]  # (train, declared) -> the classes
     encoded: Callable[[pa.Table, list[str] | None], pa.Table]  # a split with its labels as prepared
     counted: Callable[[np.ndarray, list[str] | None], dict]  # what task.json says of a split's prepared labels
+    split: Callable  # (table, tokenizer, max_length, padded_to) -> the split as the model reads it
     head: str  # the transformers Auto class a run fine-tunes
     head_config: Callable[[list[str] | None], dict]  # the arguments its config takes
-    predicted: Callable  # a run's outputs (a tensor of logits) as its predictions
-    scores: Callable[[list[str], np.ndarray, np.ndarray, list[str] | None], dict]  # metrics, truth, predictions
-    majority: Callable[[np.ndarray, list[str] | None], int | float]  # the majority baseline's answer to every example
+    predicted: Callable  # a run's outputs (a tensor of logits) as its predictions, per row of the split
+    answers: Callable[[list], np.ndarray]  # per-example predictions (or truth) as one flat answer per scored unit
+    regrouped: Callable[[np.ndarray, pa.Table], list]  # flat answers as per-example predictions of `table`
+    scores: Callable[[list[str], object, object, dict], dict]  # (metrics, truth, predictions, task) -> scores
+    resampled: Callable  # (metric, truth, runs, task) -> what the bootstrap draws rows of, and its score
+    majority: Callable[[np.ndarray, list[str] | None], int | float]  # the majority baseline's answer to every unit
     linear_model: Callable[[float], object]  # TF-IDF's and the linear probe's scikit-learn model at a strength
+    card_task: str  # the Hub's task type of the model card's results
 
 
 def _class_ids(table: pa.Table, names: list[str]) -> pa.Table:
@@ -45,8 +54,43 @@ def _class_ids(table: pa.Table, names: list[str]) -> pa.Table:
     return table.set_column(table.column_names.index(LABEL), LABEL, ids)
 
 
+def _tag_ids(table: pa.Table, names: list[str]) -> pa.Table:
+    """Each sentence's tag names as their ids (the index in `names`), the lists kept."""
+    tags = table.column(LABEL).combine_chunks()
+    ids = pc.index_in(pc.list_flatten(tags), value_set=pa.array(names, pa.string())).cast(pa.int64())
+    lists = pa.ListArray.from_arrays(tags.offsets, ids)
+    return table.set_column(table.column_names.index(LABEL), LABEL, lists)
+
+
 def _as_read(table: pa.Table, names: None) -> pa.Table:
     return table
+
+
+def _class_examples(table: pa.Table, columns: dict, where) -> pa.Table:
+    return examples(table, columns, class_labels, where)
+
+
+def _number_examples(table: pa.Table, columns: dict, where) -> pa.Table:
+    return examples(table, columns, number_labels, where)
+
+
+def _declared_or_found(train: pa.Table, declared: list[str] | None) -> list[str]:
+    """The classes: as the data declares them, else those of train, in numeric order if they are all integers."""
+    if declared:
+        return declared
+    found = pc.unique(train.column(LABEL)).to_pylist()
+    if all(value.lstrip("-").isdigit() for value in found):
+        return sorted(found, key=int)
+    return sorted(found)
+
+
+def _no_names(train: pa.Table, declared: None) -> None:
+    return None
+
+
+def _declared_or_tagged(train: pa.Table, declared: list[str] | None) -> list[str]:
+    """The tags: as the data declares them, else those of train (`O` first)."""
+    return declared or tag_names([train])
 
 
 def _class_counts(labels: np.ndarray, names: list[str]) -> dict:
@@ -56,6 +100,31 @@ def _class_counts(labels: np.ndarray, names: list[str]) -> dict:
 
 def _label_spread(labels: np.ndarray, names: None) -> dict:
     return {"label_mean": float(labels.mean()), "label_std": float(labels.std())}
+
+
+def _tag_counts(labels: np.ndarray, names: list[str]) -> dict:
+    """The words, and each tag's share of them."""
+    words = _flat(list(labels))
+    found = np.bincount(words, minlength=len(names))
+    return {"words": len(words), "tag_counts": {name: int(count) for name, count in zip(names, found, strict=True)}}
+
+
+def _text_split(table: pa.Table, tokenizer, max_length: int, padded_to: int):
+    from .encoded import EncodedSplit
+
+    return EncodedSplit(table, tokenizer, max_length, regression=False, padded_to=padded_to)
+
+
+def _number_split(table: pa.Table, tokenizer, max_length: int, padded_to: int):
+    from .encoded import EncodedSplit
+
+    return EncodedSplit(table, tokenizer, max_length, regression=True, padded_to=padded_to)
+
+
+def _word_split(table: pa.Table, tokenizer, max_length: int, padded_to: int):
+    from .word_windows import WordWindows
+
+    return WordWindows(table, tokenizer, max_length, padded_to)
 
 
 def _class_head(names: list[str]) -> dict:
@@ -71,8 +140,13 @@ def _number_head(names: None) -> dict:
     return {"num_labels": 1, "problem_type": "regression"}
 
 
+def _tag_head(names: list[str]) -> dict:
+    return {"num_labels": len(names), "id2label": dict(enumerate(names)),
+            "label2id": {name: index for index, name in enumerate(names)}}  # fmt: skip
+
+
 def _highest(logits):
-    """The class of each example's highest logit."""
+    """The class of each example's (each position's) highest logit."""
     return logits.argmax(-1)
 
 
@@ -81,12 +155,53 @@ def _flattened(logits):
     return logits.reshape(-1)
 
 
-def _class_scores(metrics: list[str], truth: np.ndarray, predicted: np.ndarray, names: list[str]) -> dict:
-    return scores(metrics, truth, predicted, len(names))
+def _as_array(found) -> np.ndarray:
+    return np.asarray(found)
 
 
-def _number_scores(metrics: list[str], truth: np.ndarray, predicted: np.ndarray, names: None) -> dict:
-    return scores(metrics, truth, predicted, 0)
+def _flat(found: list) -> np.ndarray:
+    """Every sentence's words' answers, one after the other."""
+    return np.concatenate([np.asarray(each, dtype=np.int64) for each in found]) if len(found) else np.zeros(0, int)
+
+
+def _same(flat: np.ndarray, table: pa.Table) -> np.ndarray:
+    return flat
+
+
+def _by_sentence(flat: np.ndarray, table: pa.Table) -> list[np.ndarray]:
+    """Flat word answers cut into `table`'s sentences."""
+    return np.split(flat, np.cumsum(pc.list_value_length(table.column(LABEL)).to_numpy())[:-1])
+
+
+def _class_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
+    return scores(metrics, np.asarray(truth), np.asarray(predicted), len(task["labels"]))
+
+
+def _number_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
+    return scores(metrics, np.asarray(truth), np.asarray(predicted), 0)
+
+
+def _tag_counts_of(truth, predicted, task: dict) -> np.ndarray:
+    return sentence_counts(truth, predicted, task["labels"], task["tag_scheme"])
+
+
+def _tag_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
+    return tag_scores(metrics, _tag_counts_of(truth, predicted, task))
+
+
+def _by_row(metric: str, truth, runs: dict, task: dict):
+    """The bootstrap draws the examples and scores each draw anew."""
+    problem = PROBLEMS[task["problem"]]
+    drawn = {name: [None if run is None else np.asarray(run) for run in found] for name, found in runs.items()}
+    return np.asarray(truth), drawn, lambda rows, predicted: problem.scores([metric], rows, predicted, task)[metric]
+
+
+def _by_sentence_counts(metric: str, truth, runs: dict, task: dict):
+    """The bootstrap draws each sentence's entity and word counts, and scores a draw from their sums: seqeval's entity
+    F1 of the drawn sentences, without reading their entities again."""
+    drawn = {name: [None if run is None else _tag_counts_of(truth, run, task) for run in found]
+             for name, found in runs.items()}  # fmt: skip
+    return np.zeros(len(truth)), drawn, lambda rows, counts: tag_scores([metric], counts)[metric]
 
 
 def _most_frequent(train: np.ndarray, names: list[str]) -> int:
@@ -112,22 +227,29 @@ def _ridge(strength: float):
 
 
 NUMBERS = " or ".join(NUMBER_METRICS)
+TEXTS = "text-classification"  # the Hub's task for labelling or scoring a text (classes or a value)
 PROBLEMS = {
     "classification": Problem(
         default_metrics=("macro_f1", "accuracy"),
         metrics=tuple(CLASS_METRICS),
-        fitting_metrics=f"a metric of classes (any but {NUMBERS})",
+        fitting_metrics=f"a metric of classes ({', '.join(CLASS_METRICS)})",
         classes=True,
         stratified=True,
-        labels=class_labels,
+        examples=_class_examples,
+        label_names=_declared_or_found,
         encoded=_class_ids,
         counted=_class_counts,
+        split=_text_split,
         head="AutoModelForSequenceClassification",
         head_config=_class_head,
         predicted=_highest,
+        answers=_as_array,
+        regrouped=_same,
         scores=_class_scores,
+        resampled=_by_row,
         majority=_most_frequent,
         linear_model=_logistic,
+        card_task=TEXTS,
     ),
     "regression": Problem(
         default_metrics=("pearson", "spearman"),
@@ -135,14 +257,42 @@ PROBLEMS = {
         fitting_metrics=NUMBERS,
         classes=False,
         stratified=False,
-        labels=number_labels,
+        examples=_number_examples,
+        label_names=_no_names,
         encoded=_as_read,
         counted=_label_spread,
+        split=_number_split,
         head="AutoModelForSequenceClassification",
         head_config=_number_head,
         predicted=_flattened,
+        answers=_as_array,
+        regrouped=_same,
         scores=_number_scores,
+        resampled=_by_row,
         majority=_mean,
         linear_model=_ridge,
+        card_task=TEXTS,
+    ),
+    "token_classification": Problem(
+        default_metrics=TAG_METRICS,
+        metrics=TAG_METRICS,
+        fitting_metrics=f"a metric of tags ({', '.join(TAG_METRICS)})",
+        classes=True,
+        stratified=False,
+        examples=tagged_examples,
+        label_names=_declared_or_tagged,
+        encoded=_tag_ids,
+        counted=_tag_counts,
+        split=_word_split,
+        head="AutoModelForTokenClassification",
+        head_config=_tag_head,
+        predicted=_highest,
+        answers=_flat,
+        regrouped=_by_sentence,
+        scores=_tag_scores,
+        resampled=_by_sentence_counts,
+        majority=_most_frequent,
+        linear_model=_logistic,
+        card_task="token-classification",
     ),
 }

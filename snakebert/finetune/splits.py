@@ -65,14 +65,10 @@ def fold_numbers(name: str, table: pa.Table, folds: int, seed: int, classes: boo
     return fold_of_group[group_of_row]
 
 
-def label_names(train: pa.Table, declared: list[str] | None) -> list[str]:
-    """The classes: as the data declares them, else those of train, in numeric order if they are all integers."""
-    if declared:
-        return declared
-    found = pc.unique(train.column(LABEL)).to_pylist()
-    if all(value.lstrip("-").isdigit() for value in found):
-        return sorted(found, key=int)
-    return sorted(found)
+def _labels(table: pa.Table) -> pa.ChunkedArray:
+    """A split's labels, one per example, or one per word where each example is a sentence of tagged words."""
+    labels = table.column(LABEL)
+    return pc.list_flatten(labels) if pa.types.is_list(labels.type) else labels
 
 
 def check_task_splits(name: str, splits: dict[str, pa.Table], names: list[str] | None, fold: int | None = None) -> None:
@@ -84,11 +80,11 @@ def check_task_splits(name: str, splits: dict[str, pa.Table], names: list[str] |
             raise DataError(f"{where}: the {split} split holds no example")
     if names is None:
         return
-    trained = set(pc.unique(splits["train"].column(LABEL)).to_pylist())
+    trained = set(pc.unique(_labels(splits["train"])).to_pylist())
     if len(trained) < 2:
         raise DataError(f"{where}: train holds one class only (its {len(splits['train'])} examples share one label)")
     for split, table in splits.items():
-        labels = table.column(LABEL).to_pylist()
+        labels = _labels(table).to_pylist()
         unseen = [label for label in labels if label not in trained]
         if unseen:  # a cell's content is never quoted: the labels are counted, by class and by example
             raise DataError(

@@ -11,8 +11,6 @@ run on every fold's test split (folds.py) before any of this."""
 import json
 from pathlib import Path
 
-import numpy as np
-
 from ..errors import DataError
 from ..files.json_files import read_json, write_json
 from .examples import GROUP, LABEL
@@ -67,15 +65,11 @@ def _comparisons(task: dict, table, models: dict, predictions: dict[str, list]) 
     (interval.judged: none, and a verdict that says why, where the resamples cannot give one)."""
     if OURS not in predictions:
         return {}
-    metric, scores = task["main_metric"], PROBLEMS[task["problem"]].scores
+    metric = task["main_metric"]
     split_groups = task["splits"][task["reported_split"]]["groups"]
-    truth, groups = table.column(LABEL).to_numpy(), table.column(GROUP).to_numpy(zero_copy_only=False)
-    found = resampled_scores(
-        lambda rows, predicted: scores([metric], rows, predicted, task["labels"])[metric],
-        truth,
-        groups,
-        {name: [None if run is None else np.asarray(run) for run in runs] for name, runs in predictions.items()},
-    )
+    truth, groups = table.column(LABEL).to_pylist(), table.column(GROUP).to_numpy(zero_copy_only=False)
+    drawn, runs, score = PROBLEMS[task["problem"]].resampled(metric, truth, predictions, task)
+    found = resampled_scores(score, drawn, groups, runs)
     return {
         name: {
             "metric": metric,
@@ -197,7 +191,7 @@ def summarize_task(
     (`baseline_files`: one per fold, in fold order; one without folds)."""
     task, machines = read_json(task_file, "task file"), {}
     table = reported_table(Path(task_file).parent, task)
-    truth = table.column(LABEL).to_numpy()
+    truth = table.column(LABEL).to_pylist()
     baselines = _baselines(baseline_files, task, truth)
     tuned = _protocol(task, table, *_fine_tuned(run_files, grid, task, truth, machines), baselines)
     probe = _protocol(task, table, *_probed(probe_files, task, truth, machines), baselines) if probe_files else None

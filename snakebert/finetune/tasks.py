@@ -9,9 +9,10 @@ import pyarrow as pa
 
 from ..data.shards import check_link, check_name, check_not_output
 from .embedded import EMBEDDED_TASKS
-from .examples import GROUP, LABEL, PAIR, TEXT, read_examples
+from .examples import GROUP, LABEL, PAIR, TEXT, Where, read_file
 from .hub_task import hub_split, resolved
 from .problems import DEFAULT_PROBLEM, PROBLEMS
+from .tagged_examples import combined_scheme, read_conll, tag_scheme
 
 SPLITS = ("train", "validation", "test")
 TASK = "finetune task"
@@ -24,6 +25,7 @@ class TaskSource:
     metrics: list[str]  # the first chooses the best epoch
     label_names: list[str] | None  # the classes as the data declares them (None: found in train)
     splits: dict[str, pa.Table | None]  # train, and validation and test where the task gives them
+    tag_scheme: str | None = None  # a word-tagging task's: iob2, iobes or plain (tagged_examples.py)
 
 
 def _metrics(chosen: list[str] | None, problem: str) -> list[str]:
@@ -32,9 +34,11 @@ def _metrics(chosen: list[str] | None, problem: str) -> list[str]:
 
 
 def _embedded(task: dict) -> TaskSource:
-    read, description = EMBEDDED_TASKS[task["task"]]
-    splits = {"train": read(task), "validation": None, "test": None}
-    return TaskSource(description, DEFAULT_PROBLEM, _metrics(None, DEFAULT_PROBLEM), None, splits)
+    embedded = EMBEDDED_TASKS[task["task"]]
+    train, problem = embedded.read(task), embedded.problem
+    splits = {"train": train, "validation": None, "test": None}
+    scheme = _scheme(task, problem, {"train": (train, Where(f"embedded task {task['task']!r}"))})
+    return TaskSource(embedded.description, problem, _metrics(None, problem), None, splits, scheme)
 
 
 def task_file(task: dict, path: str) -> str:
@@ -46,28 +50,45 @@ def task_file(task: dict, path: str) -> str:
     return path if task.get("follow_symlinks") else check_link(path, [], task["name"], TASK)
 
 
-def _files(task: dict) -> TaskSource:
-    problem = task["problem"] or DEFAULT_PROBLEM
+def _file_split(task: dict, path: str, problem: str) -> tuple[pa.Table, Where]:
+    """One split of a `files` task, and where its rows are (lines, for a CoNLL file)."""
+    if task["format"] == "conll":
+        return read_conll(path, task["conll_columns"], task["text_column"], task["label_column"])
     columns = {TEXT: task["text_column"], PAIR: task["text_pair_column"], LABEL: task["label_column"],
                GROUP: task["group_column"]}  # fmt: skip
-    labels = PROBLEMS[problem].labels
-    splits = {
-        split: read_examples(task_file(task, task[split]), task["format"], columns, labels) if task[split] else None
-        for split in SPLITS
-    }
+    where = Where(path, task["format"])
+    return PROBLEMS[problem].examples(read_file(path, task["format"]), columns, where), where
+
+
+def _scheme(task: dict, problem: str, read: dict[str, tuple[pa.Table, Where]]) -> str | None:
+    """A word-tagging task's tag scheme, the task's own (`tag_scheme`) or found, every split's tags checked by it."""
+    if problem != "token_classification":
+        return None
+    declared = task.get("tag_scheme")
+    schemes = {split: tag_scheme(table.column(LABEL), declared, where) for split, (table, where) in read.items()}
+    return combined_scheme(schemes, task["name"])
+
+
+def _files(task: dict) -> TaskSource:
+    problem = task["problem"] or DEFAULT_PROBLEM
+    read = {split: _file_split(task, task_file(task, task[split]), problem) for split in SPLITS if task[split]}
+    splits = {split: read[split][0] if split in read else None for split in SPLITS}
     description = f"{task['label_column']} of {task['train']}"
-    return TaskSource(description, problem, _metrics(task["metrics"], problem), None, splits)
+    metrics = _metrics(task["metrics"], problem)
+    return TaskSource(description, problem, metrics, None, splits, _scheme(task, problem, read))
 
 
 def _hub(task: dict) -> TaskSource:
     task = resolved(task)
-    splits, names = {}, None
+    read, names = {}, None
     for split in SPLITS:
-        name = task[f"{split}_split"]
-        splits[split], found = hub_split(task, name) if name else (None, None)
-        names = names or found
+        if task[f"{split}_split"]:
+            *read[split], found = hub_split(task, task[f"{split}_split"])
+            names = names or found
+    splits = {split: read[split][0] if split in read else None for split in SPLITS}
     description = task["preset"] or f"{task['label_column']} of {task['path']}"
-    return TaskSource(description, task["problem"], _metrics(task["metrics"], task["problem"]), names, splits)
+    metrics = _metrics(task["metrics"], task["problem"])
+    return TaskSource(description, task["problem"], metrics, names, splits, _scheme(task, task["problem"], read))
 
 
 TASK_TYPES: dict[str, Callable[[dict], TaskSource]] = {"embedded": _embedded, "files": _files, "hub": _hub}

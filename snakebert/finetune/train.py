@@ -1,15 +1,16 @@
-"""One fine-tuning run: a sequence classifier (or regressor) from the job's starting point, trained on the task's
-train split through the backend table's trainer (Trainer on CPU and CUDA, GaudiTrainer on one HPU), evaluated each
-epoch on validation, the best epoch kept and scored on validation and test; a run that diverged records why instead
-of scores (divergence.py). Checkpoints live outside the rule's outputs, one folder per fingerprint of what shapes the
-result, made at the first save, so a killed run resumes; the folder is removed once the result is written
-(run_folder.py)."""
+"""One fine-tuning run: a sequence classifier (or regressor, or word tagger: problems.py) from the job's starting point,
+trained on the task's train split through the backend table's trainer (Trainer on CPU and CUDA, GaudiTrainer on one
+HPU), evaluated each epoch on validation, the best epoch kept and scored on validation and test; a run that diverged
+records why instead of scores (divergence.py). Checkpoints live outside the rule's outputs, one folder per
+fingerprint of what shapes the result, made at the first save, so a killed run resumes; the folder is removed once
+the result is written (run_folder.py)."""
 
 import dataclasses
 import json
 import math
 from pathlib import Path
 
+import numpy as np
 import torch
 import transformers
 from transformers import AutoConfig, AutoTokenizer, set_seed
@@ -71,26 +72,28 @@ def load_model(job: FinetuneJob, task: dict):
     return load_named(lambda name: head.from_pretrained(name, **shape), job.model, f"finetune model {job.name!r}")
 
 
-def predicted(task: dict, logits) -> torch.Tensor:
-    return PROBLEMS[task["problem"]].predicted(torch.as_tensor(logits))
+def predicted(task: dict, split: EncodedSplit, logits) -> list | np.ndarray:
+    """The run's predictions of each example of `split` (of each word, for a task that tags words)."""
+    return split.example_outputs(PROBLEMS[task["problem"]].predicted(torch.as_tensor(logits)).numpy())
 
 
 def split_scores(task: dict, split: EncodedSplit, logits) -> dict:
-    truth, found = split.labels[: split.count].numpy(), predicted(task, logits)[: split.count].numpy()
-    return PROBLEMS[task["problem"]].scores(task["metrics"], truth, found, task["labels"])
+    return PROBLEMS[task["problem"]].scores(task["metrics"], split.truth, predicted(task, split, logits), task)
 
 
 def classes_predicted(task: dict, split: EncodedSplit, logits) -> int | None:
     """How many classes the run predicts on `split` (1: it answers one class to everything); None without classes."""
-    if not PROBLEMS[task["problem"]].classes:
+    problem = PROBLEMS[task["problem"]]
+    if not problem.classes:
         return None
-    return len(set(predicted(task, logits)[: split.count].tolist()))
+    return len(np.unique(problem.answers(predicted(task, split, logits))))
 
 
 def run_predictions(task: dict, splits: dict[str, EncodedSplit], logits: dict) -> list:
-    """The run's predictions on the reported split, row by row (what the summary's bootstrap resamples)."""
+    """The run's predictions on the reported split, example by example (what the summary's bootstrap resamples)."""
     split = task["reported_split"]
-    return predicted(task, logits[split])[: splits[split].count].tolist()
+    found = predicted(task, splits[split], logits[split])
+    return [np.asarray(each).tolist() for each in found] if isinstance(found, list) else found.tolist()
 
 
 def run_rate(job: FinetuneJob, task: dict) -> float:
@@ -201,10 +204,9 @@ def finetune(job: FinetuneJob, out: str) -> dict:
     task, tables = read_task_dir(job.task_dir)
     job = dataclasses.replace(job, recipe={**job.recipe, "learning_rate": run_rate(job, task)})
     tokenizer = load_tokenizer(job.model, job.name)
-    regression = not PROBLEMS[task["problem"]].classes
-    length = job.recipe["max_length"]
+    length, problem = job.recipe["max_length"], PROBLEMS[task["problem"]]
     splits = {
-        split: EncodedSplit(table, tokenizer, length, regression, 1 if split == "train" else job.eval_batch_size)
+        split: problem.split(table, tokenizer, length, 1 if split == "train" else job.eval_batch_size)
         for split, table in tables.items()
     }
     model = load_model(job, task)

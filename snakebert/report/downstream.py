@@ -6,8 +6,8 @@ interval and verdict; then the same for the linear probe of each model's frozen 
 from ..cards import plural
 
 PROBE = (
-    "each model frozen, a logistic regression on its mean-pooled last hidden states, its strength chosen on "
-    "validation: what the weights hold, with no learning rate to get wrong"
+    "each model frozen, a logistic regression on its mean-pooled last hidden states (a tagged word's: its first "
+    "piece's), its strength chosen on validation: what the weights hold, with no learning rate to get wrong"
 )
 KIND_NAMES = {"random_init": "random init", "reference": "reference", "baseline": "baseline"}  # pretrained: its name
 
@@ -27,6 +27,10 @@ def balance(counts: dict) -> str:
     """A split's size and labels, and what prepare_task counted in it that a reader should know."""
     counted = (("empty_texts", "without text"), ("also_in_train", "also in train"))
     caveats = "".join(f", {counts[key]:,} {what}" for key, what in counted if counts.get(key))
+    if "tag_counts" in counts:
+        tags = ", ".join(f"{name} {count / counts['words']:.0%}" for name, count in counts["tag_counts"].items())
+        words = f"{counts['words']:,} words in {counts['groups']:,} groups"
+        return f"{counts['examples']:,} sentences, {words} ({tags}){caveats}"
     if "class_counts" not in counts:
         return f"{counts['examples']:,} examples, label mean {counts['label_mean']:.3g}{caveats}"
     classes = ", ".join(f"{name} {count / counts['examples']:.0%}" for name, count in counts["class_counts"].items())

@@ -74,8 +74,8 @@ def plot_downstream(metrics_files: list[str], out: str) -> None:
         raise DataError("no fine-tuning results to plot (finetune.tasks is empty)")
     tasks = [read_json(path, "fine-tuning results file") for path in metrics_files]
     rows = max(max(len(task["models"]), len(comparisons(task))) for task in tasks)
-    fig, axes = figure(len(tasks), width=7.5, height=0.8 + 0.32 * rows, rows=2)
-    for column, task in enumerate(tasks):
-        plot_scores(axes[column], task)
-        plot_differences(axes[len(tasks) + column], task)
+    fig, axes = figure(1, width=7.5, height=0.8 + 0.32 * rows, rows=2 * len(tasks))  # each task's two panels, stacked
+    for index, task in enumerate(tasks):
+        plot_scores(axes[2 * index], task)
+        plot_differences(axes[2 * index + 1], task)
     save_svg(fig, out)

@@ -346,7 +346,8 @@ def test_a_compared_folder_is_checked_whole(base, tmp_path):
     """As a base is: its config's values, its weights against it and its tokenizer's vocabulary (a compared model
     of a few tokens was fine-tuned and reported without a word)."""
     config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    config["finetune"]["tasks"][0]["recipe"]["max_length"] = 32  # the tiny base's positions
+    for task in config["finetune"]["tasks"]:
+        task["recipe"]["max_length"] = 32  # the tiny base's positions
     typed = edited(base, tmp_path / "typed", num_attention_heads="2")
     vocabless = shutil.copytree(base, tmp_path / "vocabless", ignore=NO_VOCABULARY)
     layered = edited(base, tmp_path / "layered", num_hidden_layers=3)

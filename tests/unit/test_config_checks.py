@@ -213,7 +213,7 @@ def test_metrics_of_the_other_kind_of_problem_are_refused_before_any_job(default
         "config finetune.tasks[0] (scores): metric 'accuracy' does not measure a regression task; use pearson or "
         "spearman",
         "config finetune.tasks[1] (kinds): metric 'pearson' does not measure a classification task; use a metric of "
-        "classes (any but pearson or spearman)",
+        "classes (accuracy, macro_f1, f1, matthews)",
         "config finetune.tasks[2] (sts): metric 'matthews' does not measure a regression task; use pearson or spearman",
     ]
 
@@ -302,7 +302,7 @@ def test_a_task_source_names_a_task_of_finetune_with_a_train_split_of_its_own(de
     named = ("party", "nope", "folded")
     sources = [SOURCE, *({"name": f"text-{task}", "type": "task", "task": task} for task in named)]
     assert task_source_problems(sources, [*tasks, folded]) == [
-        "config sources[2] ('text-nope'): task 'nope' is not among finetune.tasks (party, folded)",
+        "config sources[2] ('text-nope'): task 'nope' is not among finetune.tasks (party, names, folded)",
         "config sources[3] ('text-folded'): task 'folded' uses split.folds, so every example is in some fold's test "
         "split and no train text is held out of all of them; drop split.folds or the source",
     ]

@@ -10,9 +10,11 @@ from snakebert.data.formats import FORMATS, read_files
 from snakebert.data.shards import EMBEDDED_CORPORA
 from snakebert.data.sources import SOURCE_TYPES, plan_source
 from snakebert.errors import DataError
+from snakebert.finetune.baselines import BASELINES
 from snakebert.finetune.embedded import EMBEDDED_TASKS
-from snakebert.finetune.hub_task import GLUE
+from snakebert.finetune.hub_task import PRESETS
 from snakebert.finetune.metrics import METRICS
+from snakebert.finetune.plan import BASELINE_NAMES
 from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.tasks import TASK_TYPES
 from snakebert.hub import UPLOADS, upload_plan
@@ -41,7 +43,7 @@ def test_the_schemas_task_types_presets_and_metrics_are_the_tables_keys():
     branches = {branch["then"]["properties"]["type"]["const"]: branch["then"] for branch in tasks["allOf"]}
     assert tasks["properties"]["type"]["enum"] == sorted(TASK_TYPES) and set(branches) == set(TASK_TYPES)
     assert branches["embedded"]["properties"]["task"]["enum"] == list(EMBEDDED_TASKS)
-    assert branches["hub"]["properties"]["preset"]["enum"] == [f"glue/{name}" for name in GLUE] + [None]
+    assert branches["hub"]["properties"]["preset"]["enum"] == [*PRESETS, None]
     assert yaml.safe_load(SCHEMA.read_text())["$defs"]["metrics"]["items"]["enum"] == list(METRICS)
     assert finetune["backend"]["enum"] == ["auto", *sorted(BACKENDS)]
 
@@ -50,6 +52,11 @@ def test_the_schemas_problems_are_the_tables_keys_and_every_metric_measures_one(
     assert yaml.safe_load(SCHEMA.read_text())["$defs"]["problem"]["enum"] == [*PROBLEMS, None]  # None: the default
     assert {name for problem in PROBLEMS.values() for name in problem.metrics} == set(METRICS)
     assert all(set(problem.default_metrics) <= set(problem.metrics) for problem in PROBLEMS.values())
+
+
+def test_every_problem_has_its_baselines_and_the_reserved_names_are_theirs():
+    assert set(BASELINES) == set(PROBLEMS)
+    assert {name for found in BASELINES.values() for name in found} == set(BASELINE_NAMES)
 
 
 def test_the_schemas_architectures_are_the_tables_keys():
