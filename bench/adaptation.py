@@ -63,8 +63,10 @@ def compare_name(arm: str) -> str:
 
 
 def with_recipe(tasks: list[dict], task: str, recipe: dict | None) -> list[dict]:
-    """The default config's tasks with `recipe` in place of `task`'s own (None: as they are)."""
-    return [{**entry, "recipe": dict(recipe)} if entry["name"] == task and recipe else entry for entry in tasks]
+    """The default config's tasks with `recipe`'s keys over `task`'s own (its rate and epochs; its max_length kept)
+    (None: as they are)."""
+    return [{**entry, "recipe": {**entry.get("recipe", {}), **recipe}} if entry["name"] == task and recipe else entry
+            for entry in tasks]  # fmt: skip
 
 
 def run_stages(task: str, recipe: dict, seeds: int, models: list[str]) -> list[list[str]]:

@@ -1,5 +1,6 @@
-"""Small labelled data sets for the fine-tuning tests: sentence pairs with classes, and single texts with a number,
-written as the files a `files` task reads, and a local folder laid out like GLUE's on the Hub."""
+"""Small labelled data sets for the fine-tuning tests: sentence pairs with classes, single texts with a number, and
+sentences of tagged words, written as the files a `files` task reads, and local folders laid out like GLUE's and
+CoNLL-2003's on the Hub."""
 
 import json
 from pathlib import Path
@@ -25,6 +26,58 @@ def number_rows(count: int) -> list[dict]:
     return [
         {"text": " ".join(WORDS[index : index + 2 + index % 8]), "score": 2.0 + index % 8} for index in range(count)
     ]
+
+
+NAMES = {"committee", "met", "budget", "rivers", "sea", "engine", "library", "tuesday", "mountains"}  # tagged as names
+
+
+def tagged_rows(count: int) -> list[dict]:
+    """Sentences of 4 to 12 words, each run of NAMES words tagged B-NAME, I-NAME (IOB2), 4 sentences per document."""
+    rows = []
+    for index in range(count):
+        words = WORDS[(index * 7) % 60 : (index * 7) % 60 + 4 + index % 9]
+        tags = []
+        for word in words:
+            named = word in NAMES
+            tags.append(("I-NAME" if tags and tags[-1] != "O" else "B-NAME") if named else "O")
+        rows.append({"tokens": words, "tags": tags, "doc": index // 4})
+    return rows
+
+
+def write_conll(path: Path, rows: list[dict]) -> Path:
+    """`rows` as a CoNLL file (word and tag per line, a blank line between sentences), each document opened by a
+    -DOCSTART- line."""
+    lines, document = [], None
+    for row in rows:
+        if row["doc"] != document:
+            lines += ["-DOCSTART- O", ""]
+            document = row["doc"]
+        lines += [f"{word} {tag}" for word, tag in zip(row["tokens"], row["tags"], strict=True)] + [""]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def write_conll2003_folder(folder: Path, rows: int = 48) -> Path:
+    """`folder` as the Hub's CoNLL-2003 lays it out: a parquet file per split with `tokens` and `ner_tags` (a list of
+    classes, their names kept in the files)."""
+    import datasets
+
+    names = ["O", "B-PER", "I-PER", "B-NAME", "I-NAME"]
+    features = datasets.Features({"id": datasets.Value("string"), "tokens": datasets.Sequence(datasets.Value("string")),
+                                  "ner_tags": datasets.Sequence(datasets.ClassLabel(names=names))})  # fmt: skip
+    for split, count in (("train", rows), ("validation", rows // 2), ("test", rows // 2)):
+        found = tagged_rows(count)
+        table = {"id": [str(index) for index in range(count)], "tokens": [row["tokens"] for row in found],
+                 "ner_tags": [[names.index(tag) for tag in row["tags"]] for row in found]}  # fmt: skip
+        folder.mkdir(parents=True, exist_ok=True)
+        datasets.Dataset.from_dict(table, features=features).to_parquet(str(folder / f"{split}.parquet"))
+    (folder / "README.md").write_text(
+        "---\nconfigs:\n- config_name: default\n  data_files:\n"
+        + "".join(f"  - split: {split}\n    path: {split}.parquet\n" for split in ("train", "validation", "test"))
+        + "---\n"
+    )
+    return folder
 
 
 def write_csv(path: Path, rows: list[dict]) -> Path:

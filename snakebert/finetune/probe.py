@@ -63,7 +63,7 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
     """Probe `source` (the model named `name`) on the prepared task, seed 1..len(outs), each result to its file."""
     disable_progress_bar()
     task, tables = read_task_dir(task_dir)
-    tokenizer = load_tokenizer(source, name)
+    tokenizer = load_tokenizer(source, name, PROBLEMS[task["problem"]].tokenizer_options)
     problem = PROBLEMS[task["problem"]]
     splits = {split: problem.split(table, tokenizer, max_length, batch_size) for split, table in tables.items()}
     device = "cuda" if torch.cuda.is_available() else "cpu"

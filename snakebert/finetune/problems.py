@@ -36,6 +36,7 @@ class Problem:
     encoded: Callable[[pa.Table, list[str] | None], pa.Table]  # a split with its labels as prepared
     counted: Callable[[np.ndarray, list[str] | None], dict]  # what task.json says of a split's prepared labels
     split: Callable  # (table, tokenizer, max_length, padded_to) -> the split as the model reads it
+    tokenizer_options: dict  # what the tokenizer is loaded with for it
     head: str  # the transformers Auto class a run fine-tunes
     head_config: Callable[[list[str] | None], dict]  # the arguments its config takes
     predicted: Callable  # a run's outputs (a tensor of logits) as its predictions, per row of the split
@@ -227,6 +228,10 @@ def _ridge(strength: float):
 
 
 NUMBERS = " or ".join(NUMBER_METRICS)
+# Words given apart are each a word of their own: a byte-level BPE tokenizer (RoBERTa's) marks them as it marks a word
+# after a space, as run_ner.py loads it (without it, every word is cut as if glued to the one before); WordPiece
+# tokenizers ignore the option.
+WORDS_APART = {"add_prefix_space": True}
 TEXTS = "text-classification"  # the Hub's task for labelling or scoring a text (classes or a value)
 PROBLEMS = {
     "classification": Problem(
@@ -240,6 +245,7 @@ PROBLEMS = {
         encoded=_class_ids,
         counted=_class_counts,
         split=_text_split,
+        tokenizer_options={},
         head="AutoModelForSequenceClassification",
         head_config=_class_head,
         predicted=_highest,
@@ -262,6 +268,7 @@ PROBLEMS = {
         encoded=_as_read,
         counted=_label_spread,
         split=_number_split,
+        tokenizer_options={},
         head="AutoModelForSequenceClassification",
         head_config=_number_head,
         predicted=_flattened,
@@ -284,6 +291,7 @@ PROBLEMS = {
         encoded=_tag_ids,
         counted=_tag_counts,
         split=_word_split,
+        tokenizer_options=WORDS_APART,
         head="AutoModelForTokenClassification",
         head_config=_tag_head,
         predicted=_highest,

@@ -41,14 +41,15 @@ from .run_folder import FolderAtFirstSave, made, remove_emptied, remove_finished
 UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chosen: the worst a correlation can be
 
 
-def load_tokenizer(model: str, name: str):
-    """The tokenizer of `model` (a folder or a Hub id), the model named `name` in the results, refused where it is not
-    the model's own (a Hub id's is checked here, a folder's also when the workflow is read: model_folders.py)."""
+def load_tokenizer(model: str, name: str, options: dict | None = None):
+    """The tokenizer of `model` (a folder or a Hub id), the model named `name` in the results, with the problem's
+    `options` (problems.py), refused where it is not the model's own (a Hub id's is checked here, a folder's also when
+    the workflow is read: model_folders.py)."""
     what = f"finetune model {name!r}"
     problem = tokenizer_problem(model, what)
     if problem:
         raise DataError(problem)
-    tokenizer = load_named(AutoTokenizer.from_pretrained, model, what)
+    tokenizer = load_named(lambda found: AutoTokenizer.from_pretrained(found, **(options or {})), model, what)
     missing = [role for role in ("cls_token", "mask_token") if getattr(tokenizer, f"{role}_id", None) is None]
     if missing:
         raise DataError(
@@ -203,7 +204,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         torch.set_num_threads(job.threads)
     task, tables = read_task_dir(job.task_dir)
     job = dataclasses.replace(job, recipe={**job.recipe, "learning_rate": run_rate(job, task)})
-    tokenizer = load_tokenizer(job.model, job.name)
+    tokenizer = load_tokenizer(job.model, job.name, PROBLEMS[task["problem"]].tokenizer_options)
     length, problem = job.recipe["max_length"], PROBLEMS[task["problem"]]
     splits = {
         split: problem.split(table, tokenizer, length, 1 if split == "train" else job.eval_batch_size)

@@ -79,7 +79,8 @@ class WordWindows(torch.utils.data.Dataset):
                 labelled = np.full(max_length, IGNORED)
                 labelled[len(before) + first[inside] - start] = tags[inside]
                 labels.append(labelled)
-        padded = tokenizer.pad({"input_ids": rows}, padding="max_length", max_length=max_length, return_tensors="pt")
+        padded = tokenizer.pad({"input_ids": rows}, padding="max_length", max_length=max_length, return_tensors="pt",
+                               padding_side="right")  # fmt: skip
         self.inputs = {name: padded[name] for name in tokenizer.model_input_names if name in padded}
         self.labels = torch.tensor(np.stack(labels), dtype=torch.long)
         self.count = len(rows)

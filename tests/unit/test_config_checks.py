@@ -218,6 +218,31 @@ def test_metrics_of_the_other_kind_of_problem_are_refused_before_any_job(default
     ]
 
 
+def test_word_tagging_settings_on_another_problem_are_refused_before_any_job(default_config):
+    finetune = copy.deepcopy(default_config["finetune"])
+    files = {"name": "tags", "type": "files", "train": "tags.conll", "format": "conll", "problem": None,
+             "metrics": None, "tag_scheme": None, "text_pair_column": None, "preset": None,
+             "split": {"folds": None, "test_fraction": 0}, "recipe": {}}  # fmt: skip
+    finetune["tasks"] = [
+        files,
+        {**files, "name": "schemed", "format": "csv", "tag_scheme": "iob2"},
+        {**files, "name": "paired", "format": "jsonl", "problem": "token_classification", "text_pair_column": "b"},
+        {**files, "name": "fine", "problem": "token_classification", "tag_scheme": "iobes"},
+        {**files, "name": "ner", "type": "hub", "preset": "conll2003", "format": None, "metrics": ["accuracy"]},
+    ]
+    assert [
+        problem for problem in finetune_problems(finetune, 512) if "tag" in problem or "metric" in problem
+    ] == [  # fmt: skip
+        "config finetune.tasks[0] (tags): format conll holds tagged words; set problem: token_classification",
+        "config finetune.tasks[1] (schemed): tag_scheme is for tagged words; set problem: token_classification, or "
+        "drop tag_scheme",
+        "config finetune.tasks[2] (paired): a token_classification task tags the words of one text; drop "
+        "text_pair_column",
+        "config finetune.tasks[4] (ner): metric 'accuracy' does not measure a token_classification task; use a "
+        "metric of tags (entity_f1, entity_precision, entity_recall, token_accuracy)",
+    ]
+
+
 def test_a_compared_folder_without_a_tokenizer_or_positions_for_the_inputs_is_refused(
     default_config, roberta_base, tmp_path
 ):

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pyarrow as pa
 import pytest
-from finetune_data import number_rows, pair_rows, write_csv, write_glue_folder, write_jsonl
+from finetune_data import number_rows, pair_rows, write_conll2003_folder, write_csv, write_glue_folder, write_jsonl
 
 from snakebert.data.sources import plan_source, read_documents
 from snakebert.errors import DataError
@@ -119,6 +119,25 @@ def test_a_hub_task_reads_a_local_folder_laid_out_like_glue(tmp_path):
     assert described["metrics"] == ["f1", "accuracy"] and described["text_pair"]
     assert described["splits"]["test"]["examples"] == 24  # GLUE's validation split, reported as test
     assert described["carved"] == ["validation"]
+
+
+def test_the_conll2003_preset_reads_a_local_folder_laid_out_like_the_hubs_copy(tmp_path):
+    """Its tag names from the data set's features (a list of classes, as ids in the files), its own validation and
+    test splits, seqeval's metrics; the embedded names task as the default run prepares it."""
+    folder = write_conll2003_folder(tmp_path / "conll2003")
+    task = {**schema_task("hub"), "name": "ner", "preset": "conll2003", "path": str(folder)}
+    described = prepare_task(task, str(tmp_path / "out"))
+    assert described["labels"] == ["O", "B-PER", "I-PER", "B-NAME", "I-NAME"]  # as declared, not as found
+    assert described["problem"] == "token_classification" and described["tag_scheme"] == "iob2"
+    assert described["main_metric"] == "entity_f1" and described["carved"] == []
+    assert described["splits"]["test"]["examples"] == 24 and described["splits"]["test"]["tag_counts"]["B-PER"] == 0
+    _, splits = read_task_dir(str(tmp_path / "out"))
+    assert splits["train"].column("text")[0].as_py() == ["the", "committee", "met", "on"]
+    assert splits["train"].column("label")[0].as_py() == [0, 3, 4, 0]  # O B-NAME I-NAME O, as ids of the labels
+    names = {**schema_task("embedded"), "name": "names", "task": "sotu-names", "sentences_per_speech": 2}
+    described = prepare_task(names, str(tmp_path / "names"))
+    assert described["labels"] == ["O", "B-NAME", "I-NAME"] and described["tag_scheme"] == "iob2"
+    assert sum(split["groups"] for split in described["splits"].values()) == 249  # every speech, none split
 
 
 def schema_task(kind: str) -> dict:

@@ -1,8 +1,8 @@
 """Fine-tuning through the workflow, on a copy of the trained tiny run: a sentence-pair `files` task in 2 folds by
-group, a regression task, a `hub` task from a local folder laid out like GLUE's and a reference model from a local
-folder, all in one run beside random initialisation and the baselines; what a `finetune` change reruns (never
-pretraining); identical splits, runs and baselines from a forced rerun; bad tasks refused with the file or key named
-and no metrics file."""
+group, a regression task, a `hub` task from a local folder laid out like GLUE's, a word-tagging task from a CoNLL
+file and a reference model from a local folder, all in one run beside random initialisation and the baselines; what a
+`finetune` change reruns (never pretraining); identical splits, runs and baselines from a forced rerun; bad tasks
+refused with the file or key named and no metrics file."""
 
 import json
 import shutil
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from finetune_data import number_rows, pair_rows, write_csv, write_glue_folder, write_jsonl
+from finetune_data import number_rows, pair_rows, tagged_rows, write_conll, write_csv, write_glue_folder, write_jsonl
 from helpers import planned_jobs, snakemake
 from shared_builds import copy_build
 from tensorboard_history import events, scalars
@@ -30,6 +30,7 @@ def copied(trained, tmp_path_factory):
     shutil.copy(workdir / "test-config.yaml", workdir / "trained-config.yaml")
     write_csv(workdir / "labelled/pairs.csv", pair_rows(60))
     write_jsonl(workdir / "labelled/numbers.jsonl", number_rows(60))
+    write_conll(workdir / "labelled/tags.conll", tagged_rows(60))
     write_glue_folder(workdir / "glue")
     shutil.copytree(workdir / "results/model", workdir / "reference-model")
     return workdir
@@ -49,6 +50,8 @@ TASKS = [
     {"name": "numbers", "type": "files", "format": "jsonl", "train": "labelled/numbers.jsonl", "text_column": "text",
      "label_column": "score", "problem": "regression", "split": {"test_fraction": 0.2}},
     {"name": "mrpc", "type": "hub", "preset": "glue/mrpc", "path": "glue"},
+    {"name": "tags", "type": "files", "format": "conll", "train": "labelled/tags.conll", "label_column": "label",
+     "problem": "token_classification", "split": {"test_fraction": 0.2}},
 ]  # fmt: skip
 COMPARE = [{"name": "reference", "model": "reference-model"}]
 
@@ -63,12 +66,13 @@ def finetuned(copied):
 
 def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned):
     workdir, planned = finetuned
-    assert planned == {"all": 1, "prepare_task": 3, "finetune": 12, "linear_probe": 12, "finetune_baselines": 4,
-                       "summarize_finetune": 3, "plot_downstream": 1, "report_summary": 1, "model_card": 1}  # fmt: skip
+    assert planned == {"all": 1, "prepare_task": 4, "finetune": 15, "linear_probe": 15, "finetune_baselines": 5,
+                       "summarize_finetune": 4, "plot_downstream": 1, "report_summary": 1, "model_card": 1}  # fmt: skip
     results = {task["name"]: json.loads((workdir / f"results/finetune/{task['name']}/metrics.json").read_text())
                for task in TASKS}  # fmt: skip
-    for found in results.values():
-        assert list(found["models"]) == ["pretrained", "random", "reference", "majority", "tfidf"]
+    for name, found in results.items():
+        baselines = ["majority", "word_tags" if name == "tags" else "tfidf"]
+        assert list(found["models"]) == ["pretrained", "random", "reference", *baselines]
         assert found["models"]["reference"]["kind"] == "reference" and found["seeds"] == [1]
         assert list(found["linear_probe"]["models"]) == list(found["models"])
         assert found["linear_probe"]["pretraining_gain"]["verdict"] in VERDICTS
@@ -81,6 +85,12 @@ def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned
     assert results["numbers"]["labels"] is None and results["numbers"]["metrics"] == ["pearson", "spearman"]
     assert results["mrpc"]["labels"] == ["not_equivalent", "equivalent"] and results["mrpc"]["main_metric"] == "f1"
     assert results["mrpc"]["splits"]["test"]["examples"] == 24
+    tags = results["tags"]  # 15 documents of 4 sentences: the groups the splits and the bootstrap keep whole
+    assert tags["labels"] == ["O", "B-NAME", "I-NAME"] and tags["main_metric"] == "entity_f1"
+    assert tags["problem"] == "token_classification" and tags["bootstrap"]["groups"] == 3
+    assert sum(split["groups"] for split in tags["splits"].values()) == 15
+    card = (workdir / "results/cards/model/README.md").read_text()
+    assert "type: token-classification" in card and "type: text-classification" in card
     summary = (workdir / "results/report/summary.html").read_text()
     assert all(f"Downstream: {task['name']}" in summary for task in TASKS)
     assert "did pretraining pay? (fine-tuned)" in summary and "did pretraining pay? (linear probe)" in summary
@@ -95,7 +105,7 @@ def test_every_fine_tuning_run_keeps_a_history_of_its_epochs(finetuned):
     runs = [
         path for task in TASKS for path in (workdir / "results/finetune" / task["name"]).glob("runs/**/seed-1.json")
     ]
-    assert len(runs) == 12
+    assert len(runs) == 15
     for path in runs:
         run = json.loads(path.read_text())
         task, _, *rest = path.relative_to(workdir / "results/finetune").with_suffix("").parts
@@ -113,9 +123,14 @@ def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp
     """Each stage that draws at random, forced to run again in a copy of the run: the task's splits, a fine-tuning
     run of the pretrained model and the baselines come out byte-identical (metrics.json is their summary)."""
     workdir = copy_build(finetuned[0], tmp_path / "work")
-    targets = ["results/finetune/pairs/runs/pretrained/lr-0.005/fold-2/seed-1.json",
-               "results/finetune/pairs/fold-2/baselines.json"]  # fmt: skip
-    splits = sorted(path for path in (workdir / "results/finetune/pairs/data").rglob("*") if path.is_file())
+    targets = [
+        "results/finetune/pairs/runs/pretrained/lr-0.005/fold-2/seed-1.json",
+        "results/finetune/pairs/fold-2/baselines.json",
+        "results/finetune/tags/runs/pretrained/lr-0.005/seed-1.json",
+        "results/finetune/tags/baselines.json",
+    ]
+    data = [workdir / f"results/finetune/{task}/data" for task in ("pairs", "tags")]
+    splits = sorted(path for folder in data for path in folder.rglob("*") if path.is_file())
     files = [workdir / target for target in targets] + splits
     before = {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in files}
     config = with_finetune(workdir, tasks=TASKS, compare=COMPARE, seeds=1)
@@ -127,12 +142,12 @@ def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp
 @pytest.mark.parametrize(
     ("change", "reruns"),
     [
-        ({"recipe": {"learning_rate": 1e-3, "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 12}),
+        ({"recipe": {"learning_rate": 1e-3, "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 15}),
         (
             {"recipe": {"learning_rate": [5e-3, 1e-2], "epochs": 2, "batch_size": 16, "max_length": 32}},
-            {"finetune": 12},
+            {"finetune": 15},
         ),
-        ({"seeds": 2}, {"finetune": 12}),
+        ({"seeds": 2}, {"finetune": 15}),
         ({"compare": []}, {}),
     ],
 )
