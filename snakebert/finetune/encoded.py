@@ -17,7 +17,24 @@ from .examples import LABEL, PAIR, TEXT
 RESERVED = 1
 
 
-class EncodedSplit(torch.utils.data.Dataset):
+class PaddedRows(torch.utils.data.Dataset):
+    """Rows of `inputs` (tensors of one shape) and `labels`, `count` of them real, repeated from row 0 up to `size`."""
+
+    inputs: dict[str, torch.Tensor]
+    labels: torch.Tensor
+    count: int
+    size: int
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, key: int | tuple[int, int]) -> dict:
+        index = key[1] if isinstance(key, tuple) else key
+        row = index if index < self.count else 0
+        return {**{name: values[row] for name, values in self.inputs.items()}, "labels": self.labels[row]}
+
+
+class EncodedSplit(PaddedRows):
     def __init__(self, table: pa.Table, tokenizer, max_length: int, regression: bool, padded_to: int = 1) -> None:
         pairs = table.column(PAIR).to_pylist() if PAIR in table.column_names else None
         found = tokenizer(table.column(TEXT).to_pylist(), pairs, truncation=True, max_length=max_length - RESERVED)
@@ -27,14 +44,6 @@ class EncodedSplit(torch.utils.data.Dataset):
         self.labels = torch.tensor(self.truth, dtype=torch.float32 if regression else torch.long)
         self.count = len(table)
         self.size = math.ceil(self.count / padded_to) * padded_to
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __getitem__(self, key: int | tuple[int, int]) -> dict:
-        index = key[1] if isinstance(key, tuple) else key
-        row = index if index < self.count else 0
-        return {**{name: values[row] for name, values in self.inputs.items()}, "labels": self.labels[row]}
 
     def example_outputs(self, outputs: np.ndarray) -> np.ndarray:
         """Each example's answer (or features): its row's, the padding rows left out."""

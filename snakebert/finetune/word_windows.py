@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import torch
 
-from .encoded import RESERVED
+from .encoded import RESERVED, PaddedRows
 from .examples import LABEL, TEXT
 
 IGNORED = -100  # the label the loss skips
@@ -56,7 +56,7 @@ def first_pieces(word_of_piece: list[int | None], words: int) -> np.ndarray:
     return first
 
 
-class WordWindows(torch.utils.data.Dataset):
+class WordWindows(PaddedRows):
     def __init__(self, table: pa.Table, tokenizer, max_length: int, padded_to: int = 1) -> None:
         sentences = table.column(TEXT).to_pylist()
         self.truth = table.column(LABEL).to_pylist()
@@ -88,14 +88,6 @@ class WordWindows(torch.utils.data.Dataset):
         self.count = len(rows)
         self.flat_window, self.flat_position = np.concatenate(self.word_window), np.concatenate(self.word_position)
         self.size = math.ceil(self.count / padded_to) * padded_to
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __getitem__(self, key: int | tuple[int, int]) -> dict:
-        index = key[1] if isinstance(key, tuple) else key
-        row = index if index < self.count else 0
-        return {**{name: values[row] for name, values in self.inputs.items()}, "labels": self.labels[row]}
 
     def example_outputs(self, outputs: np.ndarray) -> list:
         """Each sentence's answers from the windows' `outputs` (one per window and position: a tag id, or a feature
