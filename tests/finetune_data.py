@@ -28,11 +28,12 @@ def number_rows(count: int) -> list[dict]:
     ]
 
 
-NAMES = {"committee", "met", "budget", "rivers", "sea", "engine", "library", "tuesday", "mountains"}  # tagged as names
+NAMES = {"committee", "met", "budget", "coming", "year", "sea", "engine", "runs", "library", "opens", "mountains"}
 
 
 def tagged_rows(count: int) -> list[dict]:
-    """Sentences of 4 to 12 words, each run of NAMES words tagged B-NAME, I-NAME (IOB2), 4 sentences per document."""
+    """Sentences of 4 to 12 words, each run of NAMES words tagged B-NAME, I-NAME (IOB2; every document but one holds
+    both tags), 4 sentences per document."""
     rows = []
     for index in range(count):
         words = WORDS[(index * 7) % 60 : (index * 7) % 60 + 4 + index % 9]

@@ -87,7 +87,8 @@ def check_task_splits(name: str, splits: dict[str, pa.Table], names: list[str] |
         labels = _labels(table).to_pylist()
         unseen = [label for label in labels if label not in trained]
         if unseen:  # a cell's content is never quoted: the labels are counted, by class and by example
+            units = "words" if pa.types.is_list(table.column(LABEL).type) else "examples"
             raise DataError(
                 f"{where}: the {split} split holds {len(set(unseen))} label(s) that train never has, on "
-                f"{len(unseen)} of its {len(labels)} examples: give train examples of every class"
+                f"{len(unseen)} of its {len(labels)} {units}: give train examples of every class"
             )

@@ -1,11 +1,12 @@
-"""A word-tagging split as fixed-length windows of word pieces (one graph): each sentence's words are cut into pieces
-by the fast tokenizer at once, the pieces of a sentence longer than a window are cut into windows that overlap by
-a third of one (nothing is truncated), and each window is framed by the tokenizer's special tokens and padded to
-`max_length`. The first piece of each word carries its tag in every window that holds it; its other pieces, the
-special tokens and the padding carry -100 (no loss), as run_ner.py labels them. Each word is predicted once, from
-the window where its first piece has the most context (the most pieces on its nearer side; the earlier window on a
-tie). A word the tokenizer makes no piece of (a control character alone) has no prediction: it is answered the first
-tag (`O`, where the tags have it). Indexed as the trainers read it, as EncodedSplit is."""
+"""A word-tagging split as fixed-length windows of word pieces (one graph): each sentence's words are cut into pieces by
+the fast tokenizer at once, the pieces of a sentence longer than a window are cut into windows that overlap by a
+third of one (nothing is truncated), and each window is framed by the tokenizer's special tokens and padded to
+`max_length`, its last position always padding (encoded.RESERVED). The first piece of each word carries its tag in
+every window that holds it; its other pieces, the special tokens and the padding carry -100 (no loss), as run_ner.py
+labels them. Each word is predicted once, from the window where its first piece has the most context (the most pieces
+on its nearer side; the earlier window on a tie). A word the tokenizer makes no piece of (a control character alone)
+has no prediction: it is answered the first tag (`O`, where the tags have it). Indexed as the trainers read it, as
+EncodedSplit is."""
 
 import math
 
@@ -13,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import torch
 
+from .encoded import RESERVED, PaddedRows
 from .examples import LABEL, TEXT
 
 IGNORED = -100  # the label the loss skips
@@ -54,13 +56,13 @@ def first_pieces(word_of_piece: list[int | None], words: int) -> np.ndarray:
     return first
 
 
-class WordWindows(torch.utils.data.Dataset):
+class WordWindows(PaddedRows):
     def __init__(self, table: pa.Table, tokenizer, max_length: int, padded_to: int = 1) -> None:
         sentences = table.column(TEXT).to_pylist()
         self.truth = table.column(LABEL).to_pylist()
         pieces = tokenizer(sentences, is_split_into_words=True, add_special_tokens=False)
         before, after = framing(tokenizer)
-        width = max_length - len(before) - len(after)
+        width = max_length - len(before) - len(after) - RESERVED
         rows, labels, self.word_window, self.word_position = [], [], [], []
         for index, words in enumerate(sentences):
             ids, first = pieces["input_ids"][index], first_pieces(pieces.word_ids(index), len(words))
@@ -86,14 +88,6 @@ class WordWindows(torch.utils.data.Dataset):
         self.count = len(rows)
         self.flat_window, self.flat_position = np.concatenate(self.word_window), np.concatenate(self.word_position)
         self.size = math.ceil(self.count / padded_to) * padded_to
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __getitem__(self, key: int | tuple[int, int]) -> dict:
-        index = key[1] if isinstance(key, tuple) else key
-        row = index if index < self.count else 0
-        return {**{name: values[row] for name, values in self.inputs.items()}, "labels": self.labels[row]}
 
     def example_outputs(self, outputs: np.ndarray) -> list:
         """Each sentence's answers from the windows' `outputs` (one per window and position: a tag id, or a feature

@@ -13,6 +13,7 @@ import pytest
 from finetune_data import write_conll, write_jsonl
 from helpers import save_tiny_model
 from seqeval.metrics import accuracy_score, f1_score, precision_score, recall_score
+from shape_log import changed_ops, training_step_shapes
 
 from snakebert.errors import DataError
 from snakebert.finetune.baselines import majority, run_baselines, word_tags
@@ -23,7 +24,7 @@ from snakebert.finetune.probe import STRENGTHS, probe_model
 from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.summary import summarize_task
 from snakebert.finetune.tag_metrics import TAG_METRICS
-from snakebert.finetune.train import finetune, load_tokenizer
+from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
 from snakebert.finetune.word_windows import WordWindows
 
 TAGS = ["O", "B-LOC", "B-PER", "I-PER"]  # as tag_names orders them: O first, then by entity type and prefix
@@ -251,6 +252,21 @@ def test_some_sentences_need_several_windows_and_each_word_is_read_at_its_first_
         firsts = [tokenizer(word, add_special_tokens=False)["input_ids"][0] for word in words]
         assert [int(ids[window, position]) for window, position in zip(chosen, positions, strict=True)] == firsts
         assert [int(labels[window, position]) for window, position in zip(chosen, positions, strict=True)] == truth
+
+
+def test_every_tagging_step_has_the_same_shapes(prepared, tmp_path):
+    """One graph on Gaudi: windows padded to max_length with a label per position, whole batches, whatever the
+    sentences' lengths."""
+    run = job(prepared, tmp_path)
+    task, tables = read_task_dir(run.task_dir)
+    tokenizer = load_tokenizer(run.model, run.name, PROBLEMS[task["problem"]].tokenizer_options)
+    splits = {split: WordWindows(table, tokenizer, MAX_LENGTH, 8) for split, table in tables.items()}
+    trainer = build_trainer(run, task, load_model(run, task), splits, tmp_path / "run")
+    batches = list(trainer.get_train_dataloader())
+    lengths = {int(batch["attention_mask"].sum()) for batch in batches}
+    shapes = {(tuple(batch["input_ids"].shape), tuple(batch["labels"].shape)) for batch in batches}
+    assert len(lengths) > 1 and shapes == {((RECIPE["batch_size"], MAX_LENGTH), (RECIPE["batch_size"], MAX_LENGTH))}
+    assert not changed_ops([training_step_shapes(trainer, batch) for batch in batches[:3]])
 
 
 def test_a_run_scores_entities_predicts_a_tag_per_word_and_gives_the_same_bytes_again(prepared, tuned):

@@ -9,10 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 import torch
 import transformers
-from finetune_data import number_rows, pair_rows, write_csv, write_jsonl
+from finetune_data import WORDS, number_rows, pair_rows, write_csv, write_jsonl
 from helpers import REPO, save_tiny_model
 from shape_log import changed_ops, training_step_shapes
 from tensorboard_history import events, scalars
@@ -379,6 +380,22 @@ def test_every_fine_tuning_step_has_the_same_shapes(prepared, tmp_path):
     padded = EncodedSplit(tables["validation"], tokenizer, 32, False, 12)
     assert (padded.count, len(padded)) == (16, 24)
     assert all(torch.equal(padded[20][name], padded[0][name]) for name in padded[0])
+
+
+def test_a_batch_of_texts_cut_at_max_length_trains_through_the_same_graph_as_a_padded_one(prepared, tmp_path):
+    """transformers builds no attention mask for a batch without padding (a branch on the data): every input keeps
+    its last position for padding, so a batch whose texts all reach max_length has the same shapes as any other."""
+    run = job(prepared, tmp_path, recipe={**RECIPE, "max_length": 16})
+    task, tables = read_task_dir(run.task_dir)
+    tokenizer = load_tokenizer(run.model, run.name)
+    long_texts, short_texts = [" ".join(WORDS[start : start + 30]) for start in range(8)], ["the sea"] * 8
+    table = pa.table({"text": long_texts + short_texts, "label": [0, 1] * 8, "group": [str(row) for row in range(16)]})
+    split = EncodedSplit(table, tokenizer, 16, False)
+    assert (split.inputs["attention_mask"][:, -1] == 0).all() and (split.inputs["attention_mask"][:8, -2] == 1).all()
+    trainer = build_trainer(run, task, load_model(run, task), {**dict.fromkeys(tables, split)}, tmp_path / "run")
+    batches = [{name: torch.stack([split[row][name] for row in rows]) for name in split[0]}
+               for rows in (range(8), range(8, 16))]  # fmt: skip
+    assert not changed_ops([training_step_shapes(trainer, batch) for batch in batches])
 
 
 def test_a_model_whose_tokenizer_is_not_its_own_is_refused_by_its_job(tiny_data, tmp_path):

@@ -15,12 +15,13 @@ import torch
 from tiny_corpus import DOCS
 from transformers import AutoTokenizer
 
+from snakebert.finetune.encoded import RESERVED
 from snakebert.finetune.examples import LABEL, TEXT
 from snakebert.finetune.problems import WORDS_APART
 from snakebert.finetune.word_windows import IGNORED, WordWindows, chosen_windows, framing, window_starts
 
 MAX_LENGTH = 16
-WIDTH = MAX_LENGTH - 2  # both tokenizers frame a text with one token on each side
+WIDTH = MAX_LENGTH - 2 - RESERVED  # both tokenizers frame a text with one token on each side; the rest is padding
 OVERLAP = WIDTH // 3
 SENTINEL = -1  # an output no tag equals: the answer read from a position that carries no tag
 NO_PIECE = "\u200b"  # a zero-width space: the BERT tokenizer makes no piece of it

@@ -51,7 +51,7 @@ TASKS = [
      "label_column": "score", "problem": "regression", "split": {"test_fraction": 0.2}},
     {"name": "mrpc", "type": "hub", "preset": "glue/mrpc", "path": "glue"},
     {"name": "tags", "type": "files", "format": "conll", "train": "labelled/tags.conll", "label_column": "label",
-     "problem": "token_classification", "split": {"test_fraction": 0.2}},
+     "problem": "token_classification", "split": {"validation_fraction": 0.2, "test_fraction": 0.4}},
 ]  # fmt: skip
 COMPARE = [{"name": "reference", "model": "reference-model"}]
 
@@ -87,7 +87,7 @@ def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned
     assert results["mrpc"]["splits"]["test"]["examples"] == 24
     tags = results["tags"]  # 15 documents of 4 sentences: the groups the splits and the bootstrap keep whole
     assert tags["labels"] == ["O", "B-NAME", "I-NAME"] and tags["main_metric"] == "entity_f1"
-    assert tags["problem"] == "token_classification" and tags["bootstrap"]["groups"] == 3
+    assert tags["problem"] == "token_classification" and tags["bootstrap"]["groups"] == 6
     assert sum(split["groups"] for split in tags["splits"].values()) == 15
     card = (workdir / "results/cards/model/README.md").read_text()
     assert "type: token-classification" in card and "type: text-classification" in card
