@@ -3,7 +3,9 @@ the majority class (the mean, for a number), and TF-IDF features with logistic r
 scikit-learn, its regularisation chosen on validation; a sentence pair is the two texts' features side by side. For
 tagged words: the majority tag for every word (`O` on any entity task), and each word's most frequent tag in train
 (`word_tags`, the classic lexical baseline of named-entity recognition), the majority tag for a word train never has.
-TF-IDF does not apply to a tag per word."""
+TF-IDF does not apply to a tag per word. For extractive question answering: each question answered by its context's
+sentence that shares the most words with it (`squad_sentence`, squad_baseline.py), which fits nothing on train; QA has
+no majority baseline (no one answer fits most questions), nor TF-IDF."""
 
 import numpy as np
 import pyarrow as pa
@@ -17,6 +19,7 @@ from ..files.json_files import write_json
 from .examples import LABEL, PAIR, TEXT
 from .prepare import read_task_dir
 from .problems import PROBLEMS
+from .squad_baseline import sentence_answers
 
 STRENGTHS = (0.1, 1.0, 10.0, 100.0)  # logistic regression's C; ridge's alpha is its inverse
 
@@ -61,6 +64,13 @@ def word_tags(splits: dict[str, pa.Table], task: dict) -> dict[str, dict]:
         at = np.minimum(np.searchsorted(vocabulary, found), len(vocabulary) - 1)
         known = vocabulary[at] == found
         predicted[split] = PROBLEMS[task["problem"]].regrouped(np.where(known, best[at], unseen), table)
+    return _with_predictions(task, splits, predicted)
+
+
+def squad_sentence(splits: dict[str, pa.Table], task: dict) -> dict[str, dict]:
+    """Each question's context sentence that shares the most words with it, whole; no answer ("") where none shares a
+    word in a task that allows unanswerable questions (SQuAD v2.0)."""
+    predicted = {split: sentence_answers(table, task["allow_unanswerable"]) for split, table in _held_out(splits)}
     return _with_predictions(task, splits, predicted)
 
 
@@ -114,6 +124,7 @@ BASELINES = {  # per problem (tests/unit/test_tables.py holds the keys to PROBLE
     "classification": TEXT_BASELINES,
     "regression": TEXT_BASELINES,
     "token_classification": {"majority": majority, "word_tags": word_tags},
+    "extractive_qa": {"squad_sentence": squad_sentence},
 }
 
 

@@ -1,7 +1,7 @@
 """A `hub` task: a data set of the Hugging Face Hub (or a local folder laid out like it) read through
 `datasets.load_dataset`, and the presets: each GLUE task's columns, splits and official metrics (GLUE's test labels
 are hidden, so a GLUE preset reports on GLUE's validation split and carves its own validation split out of train),
-and CoNLL-2003's named entities."""
+CoNLL-2003's named entities, and SQuAD v1.1 and v2.0."""
 
 from dataclasses import dataclass
 
@@ -10,6 +10,7 @@ import pyarrow as pa
 from ..errors import DataError, first_line
 from .examples import GROUP, LABEL, PAIR, TEXT, Where
 from .problems import DEFAULT_PROBLEM, PROBLEMS
+from .squad_metrics import QA_METRICS
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Preset:
     metrics: tuple[str, ...]
     validation_split: str | None = None  # None: carved out of train
     test_split: str = "validation"
+    allow_unanswerable: bool = False  # SQuAD v2.0's questions without an answer (problem extractive_qa)
 
 
 GLUE_PATH = "nyu-mll/glue"
@@ -54,6 +56,21 @@ PRESETS = {
         "validation",
         "test",
     ),
+    # SQuAD v1.1 and v2.0 (their test sets are hidden): reported on their validation split, validation carved out of
+    # train by article
+    **{
+        name: Preset(
+            f"rajpurkar/{name}",
+            None,
+            "question",
+            "context",
+            "answers",
+            "extractive_qa",
+            QA_METRICS,
+            allow_unanswerable=name == "squad_v2",
+        )
+        for name in ("squad", "squad_v2")
+    },
 }
 
 
@@ -71,8 +88,9 @@ def resolved(task: dict) -> dict:
         "label_column": preset.label if preset else "label",
         "problem": preset.problem if preset else DEFAULT_PROBLEM,
         "metrics": list(preset.metrics) if preset else None,
+        "allow_unanswerable": preset.allow_unanswerable if preset else False,
     }
-    found = {**task, **{key: task[key] if task[key] is not None else value for key, value in implied.items()}}
+    found = {**task, **{key: task.get(key) if task.get(key) is not None else value for key, value in implied.items()}}
     if found["path"] is None:
         raise DataError(f"finetune task {task['name']!r}: a hub task needs `path` or a `preset`")
     return found

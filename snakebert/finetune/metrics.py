@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .squad_metrics import QA_METRICS
 from .tag_metrics import TAG_METRICS
 
 
@@ -66,7 +67,7 @@ def _spearman(truth: np.ndarray, predicted: np.ndarray) -> float:
 
 
 NUMBER_METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {"pearson": _pearson, "spearman": _spearman}
-METRICS = (*CLASS_METRICS, *NUMBER_METRICS, *TAG_METRICS)  # every metric's name, as the schema lists them
+METRICS = (*CLASS_METRICS, *NUMBER_METRICS, *TAG_METRICS, *QA_METRICS)  # every metric's name, as the schema lists them
 
 
 def scores(names: list[str], truth: np.ndarray, predicted: np.ndarray, classes: int) -> dict[str, float | None]:

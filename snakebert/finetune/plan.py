@@ -7,7 +7,8 @@ from pathlib import Path
 PRETRAINED_MODEL = "results/model"
 OWN_MODELS = {"pretrained": "pretrained", "random": "random_init"}  # name in the results -> kind
 BASE = "base"  # the `model.init_from` base as it is, the row a continued run's model is compared with
-BASELINE_NAMES = ("majority", "tfidf", "word_tags")  # every problem's (baselines.py; a test holds them equal)
+# every problem's baselines (baselines.py; a test holds them equal)
+BASELINE_NAMES = ("majority", "tfidf", "word_tags", "squad_sentence")
 RECIPE_KEY = "recipe"
 CHOSEN = "chosen"  # the run folder of the seeds past the search's, at the rate the search chose on validation
 RATE_PREFIX = "lr-"  # the run folder of one rate of the grid: lr-0.003

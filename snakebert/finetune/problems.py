@@ -1,9 +1,10 @@
-"""The downstream problems, one table: what differs between a class per text (or text pair), a number, and a tag per
-word, as data and small functions, so that everything else (splits, rates, seeds, folds, both protocols, the
-bootstrap, the verdicts) is one path for every problem. Adding a problem is an entry in PROBLEMS, its name in the
-schema's `problem` enum, its baselines (baselines.py) and its tests (tests/unit/test_tables.py checks that the enum
-equals the keys). The workflow's parse checks a task's metrics against its problem, so this module stays light: torch,
-seqeval and scikit-learn are imported by the functions that use them."""
+"""The downstream problems, one table: what differs between a class per text (or text pair), a number, a tag per word
+and an answer span in a context (extractive question answering), as data and small functions, so that everything
+else (splits, rates, seeds, folds, both protocols, the bootstrap, the verdicts) is one path for every problem. Adding
+a problem is an entry in PROBLEMS, its name in the schema's `problem` enum, its baselines (baselines.py) and its tests
+(tests/unit/test_tables.py checks that the enum equals the keys). The workflow's parse checks a task's metrics against
+its problem, so this module stays light: torch, transformers, seqeval and scikit-learn are imported by the functions
+that use them."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,8 +13,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .examples import LABEL, class_labels, examples, number_labels
+from .examples import GROUP, LABEL, PAIR, TEXT, class_labels, examples, number_labels
 from .metrics import CLASS_METRICS, NUMBER_METRICS, scores
+from .squad_examples import squad_table
+from .squad_metrics import QA_METRICS, qa_scores, question_counts
 from .tag_metrics import TAG_METRICS, sentence_counts, tag_scores
 from .tagged_examples import tag_names, tagged_examples
 
@@ -44,8 +47,10 @@ class Problem:
     regrouped: Callable[[np.ndarray, pa.Table], list]  # flat answers as per-example predictions of `table`
     scores: Callable[[list[str], object, object, dict], dict]  # (metrics, truth, predictions, task) -> scores
     resampled: Callable  # (metric, truth, runs, task) -> what the bootstrap draws rows of, and its score
-    majority: Callable[[np.ndarray, list[str] | None], int | float]  # the majority baseline's answer to every unit
-    linear_model: Callable[[float], object]  # TF-IDF's and the linear probe's scikit-learn model at a strength
+    majority: Callable[[np.ndarray, list[str] | None], int | float] | None  # the majority baseline's answer to every
+    # unit; None: the problem has none (its BASELINES leave `majority` out)
+    linear_model: Callable[[float], object] | None  # TF-IDF's and the linear probe's scikit-learn model at a strength;
+    # None: the problem has neither (a config check refuses the linear probe for it)
     card_task: str  # the Hub's task type of the model card's results
 
 
@@ -227,6 +232,69 @@ def _ridge(strength: float):
     return Ridge(alpha=1.0 / strength)
 
 
+SQUAD_COLUMNS = {TEXT: "question", PAIR: "context", LABEL: "answers", GROUP: "title"}  # the Hub's squad's names
+
+
+def _squad_examples(table: pa.Table, columns: dict, where) -> pa.Table:
+    """The flat question table (squad_examples.py) of a table laid out as the Hub's squad and squad_v2 (a Hub split, or
+    a JSON Lines or Parquet file of such rows), its question, context, answers and title columns named by `columns`
+    (the Hub's names where a column is not named; an `id` column always). Read as SQuAD v2.0, questions without an
+    answer allowed: a v1.1 task refuses them by name once read (the task's squad_version, checked where the task is
+    read, as a tag scheme is)."""
+    named = {hub: columns.get(key) or hub for key, hub in SQUAD_COLUMNS.items()}
+    found = {hub: table.column(name) for hub, name in {**named, "id": "id"}.items() if name in table.column_names}
+    table = pa.table(found)  # a missing column is named by the Hub's name where squad_table refuses it
+    return squad_table(table, where, allow_unanswerable=True)[0]
+
+
+def _question_counts(answers: np.ndarray, names: None) -> dict:
+    """The questions, and how many have no answer (SQuAD v2.0's unanswerable questions)."""
+    return {"questions": len(answers), "unanswerable": int(sum(len(found) == 0 for found in answers))}
+
+
+def _qa_split(table: pa.Table, tokenizer, max_length: int, padded_to: int):
+    from .qa_windows import QAWindows
+
+    return QAWindows(table, tokenizer, max_length, padded_to)
+
+
+def _no_head_options(names: None) -> dict:
+    return {}
+
+
+def _stacked(logits):
+    """A question-answering head's outputs as train.predicted gives them: its (start logits, end logits) pair,
+    already stacked by torch.as_tensor into one (2, windows, positions) tensor, kept as they are (QAWindows reads
+    them)."""
+    if logits.ndim != 3 or len(logits) != 2:
+        raise ValueError(f"expected start and end logits stacked as (2, windows, positions), not {tuple(logits.shape)}")
+    return logits
+
+
+def _as_list(found: list) -> list:
+    return list(found)
+
+
+def _gold_texts(truth) -> list[list[str]]:
+    """Each question's gold answer texts, from its answers as read ({text, start}) or as texts."""
+    return [[gold["text"] if isinstance(gold, dict) else gold for gold in answers] for answers in truth]
+
+
+def _qa_counts(truth, predicted) -> np.ndarray:
+    return question_counts(_gold_texts(truth), [str(answer) for answer in predicted])
+
+
+def _qa_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
+    return qa_scores(metrics, _qa_counts(truth, predicted))
+
+
+def _by_question_counts(metric: str, truth, runs: dict, task: dict):
+    """The bootstrap draws each question's exact match, F1 and count (squad_metrics.question_counts), and scores a
+    draw from their sums, without comparing its answers again."""
+    drawn = {name: [None if run is None else _qa_counts(truth, run) for run in found] for name, found in runs.items()}
+    return np.zeros(len(truth)), drawn, lambda rows, counts: qa_scores([metric], counts)[metric]
+
+
 NUMBERS = " or ".join(NUMBER_METRICS)
 # Words given apart are each a word of their own: a byte-level BPE tokenizer (RoBERTa's) marks them as it marks a word
 # after a space, as run_ner.py loads it (without it, every word is cut as if glued to the one before); WordPiece
@@ -302,5 +370,28 @@ PROBLEMS = {
         majority=_most_frequent,
         linear_model=_logistic,
         card_task="token-classification",
+    ),
+    "extractive_qa": Problem(
+        default_metrics=QA_METRICS,
+        metrics=QA_METRICS,
+        fitting_metrics=f"a metric of answers ({', '.join(QA_METRICS)})",
+        classes=False,
+        stratified=False,
+        examples=_squad_examples,
+        label_names=_no_names,
+        encoded=_as_read,
+        counted=_question_counts,
+        split=_qa_split,
+        tokenizer_options={},
+        head="AutoModelForQuestionAnswering",
+        head_config=_no_head_options,
+        predicted=_stacked,
+        answers=_as_list,
+        regrouped=_same,
+        scores=_qa_scores,
+        resampled=_by_question_counts,
+        majority=None,  # no answer is right for most questions: its BASELINES leave the majority out
+        linear_model=None,  # no linear probe of spans yet, nor TF-IDF
+        card_task="question-answering",
     ),
 }

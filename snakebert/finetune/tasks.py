@@ -5,13 +5,17 @@ the tests (tests/unit/test_tables.py checks that the schema's enum equals the ke
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..data.shards import check_link, check_name, check_not_output
+from ..errors import DataError
 from .embedded import EMBEDDED_TASKS
 from .examples import GROUP, LABEL, PAIR, TEXT, Where, read_file
 from .hub_task import hub_split, resolved
 from .problems import DEFAULT_PROBLEM, PROBLEMS
+from .squad_examples import ID, V2, read_squad
 from .tagged_examples import combined_scheme, read_conll, tag_scheme
 
 SPLITS = ("train", "validation", "test")
@@ -54,6 +58,8 @@ def _file_split(task: dict, path: str, problem: str) -> tuple[pa.Table, Where]:
     """One split of a `files` task, and where its rows are (lines, for a CoNLL file)."""
     if task["format"] == "conll":
         return read_conll(path, task["conll_columns"], task["text_column"], task["label_column"])
+    if task["format"] == "squad":
+        return read_squad(path, bool(task.get("allow_unanswerable")))
     columns = {TEXT: task["text_column"], PAIR: task["text_pair_column"], LABEL: task["label_column"],
                GROUP: task["group_column"]}  # fmt: skip
     where = Where(path, task["format"])
@@ -69,9 +75,25 @@ def _scheme(task: dict, problem: str, read: dict[str, tuple[pa.Table, Where]]) -
     return combined_scheme(schemes, task["name"])
 
 
+def check_answered(task: dict, problem: str, read: dict[str, tuple[pa.Table, Where]]) -> None:
+    """Every question of an extractive_qa task that reads SQuAD v1.1 (allow_unanswerable false) has an answer: the
+    first without one is refused by split and row (a SQuAD JSON file's questions are checked as they are read)."""
+    if problem != "extractive_qa" or task.get("allow_unanswerable"):
+        return
+    for table, where in read.values():
+        empty = np.flatnonzero(pc.list_value_length(table.column(LABEL)).to_numpy(zero_copy_only=False) == 0)
+        if len(empty):
+            row = int(empty[0])
+            raise DataError(
+                f"{where}: {where.row(row)} (id {table.column(ID)[row].as_py()!r}) has no answer: {V2}, and task "
+                f"{task['name']!r} reads SQuAD v1.1, where each has one (set allow_unanswerable: true for v2.0)"
+            )
+
+
 def _files(task: dict) -> TaskSource:
     problem = task["problem"] or DEFAULT_PROBLEM
     read = {split: _file_split(task, task_file(task, task[split]), problem) for split in SPLITS if task[split]}
+    check_answered(task, problem, read)
     splits = {split: read[split][0] if split in read else None for split in SPLITS}
     description = f"{task['label_column']} of {task['train']}"
     metrics = _metrics(task["metrics"], problem)
@@ -85,6 +107,7 @@ def _hub(task: dict) -> TaskSource:
         if task[f"{split}_split"]:
             *read[split], found = hub_split(task, task[f"{split}_split"])
             names = names or found
+    check_answered(task, task["problem"], read)
     splits = {split: read[split][0] if split in read else None for split in SPLITS}
     description = task["preset"] or f"{task['label_column']} of {task['path']}"
     metrics = _metrics(task["metrics"], task["problem"])

@@ -75,7 +75,8 @@ def load_model(job: FinetuneJob, task: dict):
 
 def predicted(task: dict, split: EncodedSplit, logits) -> list | np.ndarray:
     """The run's predictions of each example of `split` (of each word, for a task that tags words)."""
-    return split.example_outputs(PROBLEMS[task["problem"]].predicted(torch.as_tensor(logits)).numpy())
+    # a question-answering head's (start, end) logits are stacked as one (2, windows, positions) array
+    return split.example_outputs(PROBLEMS[task["problem"]].predicted(torch.as_tensor(np.asarray(logits))).numpy())
 
 
 def split_scores(task: dict, split: EncodedSplit, logits) -> dict:
