@@ -20,6 +20,7 @@ from .metrics import spread
 from .plan import BASE, OWN_MODELS
 from .problems import PROBLEMS
 from .rates import chosen_rate, diverged_runs, validation_medians
+from .tag_metrics import READING
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
 
@@ -200,6 +201,7 @@ def summarize_task(
     summary = {
         **{key: task[key] for key in ("task", "type", "description", "problem", "labels", "main_metric", "metrics")},
         "reported_split": split,
+        **({"tag_scheme": task["tag_scheme"], "entities": READING} if task.get("tag_scheme") else {}),
         "splits": {name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task["splits"].items()},
         "folds": task["folds"],
         "seeds": sorted({run["seed"] for run in ours[0]["runs"]} if ours else []),

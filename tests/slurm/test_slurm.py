@@ -318,8 +318,9 @@ def test_each_fine_tuning_run_is_a_job_on_one_device_of_the_profiles_accelerator
     done = snakemake(workdir, "-n", "-p", "--workflow-profile", str(REPO / "profiles" / profile),
                      config=two_source_config(workdir))  # fmt: skip
     jobs = [resources for rule, resources in planned_resources(done.stdout) if rule == "finetune"]
-    assert len(jobs) == 8  # the default party task: pretrained and random init, 2 rates with seed 1, then seeds 2, 3
+    # the default tasks, pretrained and random init each: party's 2 rates (seed 1) and seeds 2 and 3; names' 3 seeds
+    assert len(jobs) == 14
     assert {resources.get(device) for resources in jobs} == ({"1"} if device else {None})
     assert {resources["slurm_partition"] for resources in jobs} == {partition}
     commands = [line for line in done.stdout.splitlines() if "scripts/finetune.py" in line]
-    assert len(commands) == 8 and all(f" --backend {backend} " in line for line in commands)
+    assert len(commands) == 14 and all(f" --backend {backend} " in line for line in commands)

@@ -367,6 +367,7 @@ def test_the_summary_holds_the_runs_the_baselines_and_the_probe_with_comparisons
                            [str(baselines[0])], str(out))  # fmt: skip
     assert json.loads(out.read_text()) == json.loads(json.dumps(found))
     assert found["problem"] == "token_classification" and found["main_metric"] == "entity_f1"
+    assert found["tag_scheme"] == "iob2" and "an I- tag after O" in found["entities"]  # how a stray I- is counted
     assert found["splits"]["test"]["words"] > 0 and list(found["splits"]["test"]["tag_counts"]) == TAGS
     assert found["bootstrap"]["groups"] == 6 >= MIN_GROUPS
     for section in (found, found["linear_probe"]):
