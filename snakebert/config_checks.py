@@ -118,7 +118,7 @@ def finetune_problems(finetune: dict, positions: int | None) -> list[str]:
         problems += fold_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
         problems += metric_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
         problems += tagging_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
-        problems += qa_problems(f"config finetune.tasks[{index}] ({task['name']})", task, finetune["protocols"])
+        problems += qa_problems(f"config finetune.tasks[{index}] ({task['name']})", task)
     return problems
 
 
@@ -164,18 +164,19 @@ def tagging_problems(where: str, task: dict) -> list[str]:
     return []
 
 
-def qa_problems(where: str, task: dict, protocols: list[str]) -> list[str]:
-    """Settings of question answering on a task of another problem, a question file that is not SQuAD JSON, JSON
-    Lines or Parquet (a CSV cell holds no list of answers), and the linear probe, which has no span head yet."""
+def qa_problems(where: str, task: dict) -> list[str]:
+    """A files task without label_column (only SQuAD JSON files name their answers themselves), settings of question
+    answering on a task of another problem, a question file that is not SQuAD JSON, JSON Lines or Parquet (a CSV cell
+    holds no list of answers)."""
     answering = task_problem(task) == "extractive_qa"
+    if task.get("type") == "files" and task.get("format") not in (None, "squad") and not task.get("label_column"):
+        return [f"{where}: label_column is needed: the column of a {task.get('format')} file's labels"]
     if task.get("format") == "squad" and not answering:
         return [f"{where}: format squad holds questions and answers; set problem: extractive_qa"]
     if task.get("allow_unanswerable") is not None and not answering:
         return [f"{where}: allow_unanswerable is for questions; set problem: extractive_qa, or drop allow_unanswerable"]
     if answering and task.get("format") in ("csv", "conll"):
         return [f"{where}: an extractive_qa file is format squad (SQuAD JSON), jsonl or parquet (the Hub's squad rows)"]
-    if answering and "linear_probe" in protocols:
-        return [f"{where}: extractive_qa has no linear probe yet; set finetune.protocols: [finetune]"]
     return []
 
 

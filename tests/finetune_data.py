@@ -1,6 +1,6 @@
-"""Small labelled data sets for the fine-tuning tests: sentence pairs with classes, single texts with a number, and
-sentences of tagged words, written as the files a `files` task reads, and local folders laid out like GLUE's and
-CoNLL-2003's on the Hub."""
+"""Small labelled data sets for the fine-tuning tests: sentence pairs with classes, single texts with a number,
+sentences of tagged words and SQuAD questions, written as the files a `files` task reads, and local folders laid out
+like GLUE's and CoNLL-2003's on the Hub."""
 
 import json
 from pathlib import Path
@@ -43,6 +43,38 @@ def tagged_rows(count: int) -> list[dict]:
             tags.append(("I-NAME" if tags and tags[-1] != "O" else "B-NAME") if named else "O")
         rows.append({"tokens": words, "tags": tags, "doc": index // 4})
     return rows
+
+
+WHO = ["committee", "engine", "bakers", "village", "library", "river"]
+WHOM = ["budget", "sea", "mountains", "ovens", "dough", "grain", "books"]
+
+
+def squad_articles(articles: int, sentences: int = 4, unanswerable: int = 1) -> dict:
+    """A SQuAD v2.0 file's data: per article one paragraph of `sentences` sentences "the WHO met the WHOM on tuesday .",
+    a question per sentence ("who met the WHOM ?", answered by its WHO), and `unanswerable` questions about a WHOM that
+    the paragraph does not hold (none: a v1.1 file, without is_impossible keys); the same every time."""
+    data = []
+    for article in range(articles):
+        who = [WHO[(article + index) % len(WHO)] for index in range(sentences)]
+        whom = [WHOM[(article * 3 + index) % len(WHOM)] for index in range(sentences + unanswerable)]
+        context, questions = "", []
+        for index in range(sentences):
+            start = len(context) + len("the ")
+            context += f"the {who[index]} met the {whom[index]} on tuesday . "
+            answer = {"text": who[index], "answer_start": start}
+            questions.append({"id": f"a{article}q{index}", "question": f"who met the {whom[index]} ?",
+                              "answers": [answer], **({"is_impossible": False} if unanswerable else {})})  # fmt: skip
+        for index in range(sentences, sentences + unanswerable):
+            questions.append({"id": f"a{article}q{index}", "question": f"who met the {whom[index]} ?", "answers": [],
+                              "is_impossible": True})  # fmt: skip
+        data.append({"title": f"article {article}", "paragraphs": [{"context": context.strip(), "qas": questions}]})
+    return {"version": "v2.0" if unanswerable else "1.1", "data": data}
+
+
+def write_squad(path: Path, data: dict) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
 
 
 def write_conll(path: Path, rows: list[dict]) -> Path:

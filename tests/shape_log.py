@@ -41,7 +41,9 @@ def changed_ops(logs: list[list[tuple[str, tuple]]]) -> list[tuple[int, str]]:
 
 
 def training_step_shapes(trainer, batch) -> list[tuple[str, tuple]]:
-    """The shape log of one `trainer.training_step` (forward and backward) on `batch`, from fresh gradients."""
+    """The shape log of one `trainer.training_step` (forward and backward) on `batch`, from fresh gradients (the items
+    its loss averages over: its labels, none for a question-answering batch's start and end positions)."""
     trainer.model.zero_grad(set_to_none=True)
-    count = batch["labels"].ne(-100).sum()
+    count = batch["labels"].ne(-100).sum() if "labels" in batch else None
+    trainer.current_gradient_accumulation_steps = 1  # as train() sets it, where no count scales the loss
     return step_shapes(lambda inputs: trainer.training_step(trainer.model, inputs, count), batch)

@@ -11,7 +11,7 @@ from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
 from ..finetune.problems import PROBLEMS
 from ..model_folders import usable_positions
-from ..report.downstream import PROBE, answered_gains, comparison_rows, folds_text, gain_line, rate_text
+from ..report.downstream import answered_gains, comparison_rows, folds_text, gain_line, probe_method, rate_text
 from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
 
 MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)
@@ -160,9 +160,9 @@ def task_text(task: dict) -> str:
     whether pretraining paid and the pretrained model against each other model, with the 95% intervals (the report's
     lines)."""
     split = task["reported_split"]
+    size = plural(task["splits"][split]["examples"], PROBLEMS[task["problem"]].unit)
     about = (
-        f"{task['description']} ({task['problem']}; {split} split of {task['splits'][split]['examples']:,} examples"
-        f"{folds_text(task)}; "
+        f"{task['description']} ({task['problem']}; {split} split of {size}{folds_text(task)}; "
         f"seeds {', '.join(str(seed) for seed in task['seeds'])})"
     )
     rows = [
@@ -188,7 +188,7 @@ def probe_text(task: dict) -> str:
         for name, model in probe["models"].items()
         if model["kind"] != "baseline"
     ]
-    return f"Linear probe ({PROBE}), {metric}: {', '.join(models)}. {answers(probe)}"
+    return f"Linear probe ({probe_method(task)}), {metric}: {', '.join(models)}. {answers(probe)}"
 
 
 def answers(results: dict) -> str:

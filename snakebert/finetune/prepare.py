@@ -69,6 +69,7 @@ def _description(task: dict, source, splits: dict[str, pa.Table], names: list[st
         "main_metric": source.metrics[0],
         "text_pair": "text_pair" in splits["train"].column_names,
         "tag_scheme": source.tag_scheme,
+        "allow_unanswerable": source.allow_unanswerable,
         "reported_split": "test" if "test" in splits else "validation",
         "carved": sorted(carved),
         "folds": task["split"]["folds"],

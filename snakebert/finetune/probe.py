@@ -5,7 +5,10 @@ train (ridge, for a number) on the standardised features, its strength chosen on
 representation-learning papers report it beside fine-tuning. One job per model writes every seed's result: random
 initialisation draws its weights from each seed, while the pretrained and reference models are the same under every
 seed, so their features are computed once. Features that are not finite (a model whose weights hold nan, or whose
-activations overflow) are refused, never handed to the regression."""
+activations overflow) are refused, never handed to the regression. A question-answering task's probe reads every
+position instead (span_probe.py); the problems table says which (`probed`)."""
+
+from collections.abc import Iterator
 
 import numpy as np
 import torch
@@ -35,20 +38,26 @@ def encoder(kind: str, source: str, seed: int, name: str):
 
 
 @torch.no_grad()
-def features(model, split: EncodedSplit, batch_size: int, device: str) -> np.ndarray:
-    """Each example's features (the mean of its last hidden states over its tokens), or each word's (its first
-    piece's last hidden state), in fixed-size batches (one shape)."""
-    found = []
+def hidden_states(model, split, batch_size: int, device: str) -> Iterator[tuple[int, torch.Tensor, torch.Tensor]]:
+    """Each fixed-size batch of `split` (one shape): its first row, the model's last hidden states and the attention
+    mask."""
     for start in range(0, len(split), batch_size):
         batch = [split[index] for index in range(start, start + batch_size)]
         inputs = {name: torch.stack([item[name] for item in batch]).to(device) for name in split.inputs}
-        found.append(split.kept(model(**inputs).last_hidden_state, inputs["attention_mask"], start))
+        yield start, model(**inputs).last_hidden_state, inputs["attention_mask"]
+
+
+def features(model, split: EncodedSplit, batch_size: int, device: str) -> np.ndarray:
+    """Each example's features (the mean of its last hidden states over its tokens), or each word's (its first
+    piece's last hidden state)."""
+    found = [split.kept(hidden, mask, start) for start, hidden, mask in hidden_states(model, split, batch_size, device)]
     return split.unit_features(found)
 
 
 def finite(found: np.ndarray, split: str, name: str, source: str) -> np.ndarray:
-    """`found` (a split's features), refused, naming the model and the split, where any is not finite."""
-    bad = int((~np.isfinite(found)).any(axis=1).sum())
+    """`found` (a split's features, a row per example), refused, naming the model and the split, where any is not
+    finite."""
+    bad = int((~np.isfinite(found)).reshape(len(found), -1).any(axis=1).sum())
     if bad:
         raise DataError(
             f"linear probe of finetune model {name!r} ({source}): its features of {bad} of {len(found)} {split} "
@@ -59,23 +68,30 @@ def finite(found: np.ndarray, split: str, name: str, source: str) -> np.ndarray:
     return found
 
 
+def pooled_probe(task: dict, tables: dict, splits: dict, model, batch_size: int, device: str, name: str, source: str):
+    """Each example's (or word's) features on every split, and the regression fitted on them (the strength chosen on
+    validation)."""
+    pooled = {
+        split: finite(features(model, encoded, batch_size, device), split, name, source)
+        for split, encoded in splits.items()
+    }
+    return fitted_on_validation(task, tables, pooled, STRENGTHS, standardised=True)
+
+
 def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: int, batch_size: int, outs: list[str]):
     """Probe `source` (the model named `name`) on the prepared task, seed 1..len(outs), each result to its file."""
     disable_progress_bar()
     task, tables = read_task_dir(task_dir)
-    tokenizer = load_tokenizer(source, name, PROBLEMS[task["problem"]].tokenizer_options)
     problem = PROBLEMS[task["problem"]]
-    splits = {split: problem.split(table, tokenizer, max_length, batch_size) for split, table in tables.items()}
+    tokenizer = load_tokenizer(source, name, problem.tokenizer_options)
+    splits = {split: problem.split(table, tokenizer, max_length, batch_size, f"{split} split of {task_dir}")
+              for split, table in tables.items()}  # fmt: skip
     device = "cuda" if torch.cuda.is_available() else "cpu"
     found = None
     for seed, out in enumerate(outs, 1):
         if found is None or kind == "random_init":
             model = encoder(kind, source, seed, name).to(device)
-            pooled = {
-                split: finite(features(model, encoded, batch_size, device), split, name, source)
-                for split, encoded in splits.items()
-            }
-            found = fitted_on_validation(task, tables, pooled, STRENGTHS, standardised=True)
+            found = problem.probed(task, tables, splits, model, batch_size, device, name, source)
         result = {"task": task["task"], "model": name, "kind": kind, "source": source, "seed": seed,
                   "fold": task["fold"], "protocol": PROTOCOL, **found, "machine": machine(device)}  # fmt: skip
         write_json(out, result)

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from .examples import GROUP, LABEL, PAIR, TEXT, class_labels, examples, number_labels
 from .metrics import CLASS_METRICS, NUMBER_METRICS, scores
 from .squad_examples import squad_table
-from .squad_metrics import QA_METRICS, qa_scores, question_counts
+from .squad_metrics import QA_METRICS, gold_texts, qa_scores, question_counts
 from .tag_metrics import TAG_METRICS, sentence_counts, tag_scores
 from .tagged_examples import tag_names, tagged_examples
 
@@ -38,7 +38,8 @@ class Problem:
     label_names: Callable[[pa.Table, list[str] | None], list[str] | None]  # (train, declared) -> the classes
     encoded: Callable[[pa.Table, list[str] | None], pa.Table]  # a split with its labels as prepared
     counted: Callable[[np.ndarray, list[str] | None], dict]  # what task.json says of a split's prepared labels
-    split: Callable  # (table, tokenizer, max_length, padded_to) -> the split as the model reads it
+    split: Callable  # (table, tokenizer, max_length, padded_to, where: the split as errors name it) -> the split as
+    # the model reads it
     tokenizer_options: dict  # what the tokenizer is loaded with for it
     head: str  # the transformers Auto class a run fine-tunes
     head_config: Callable[[list[str] | None], dict]  # the arguments its config takes
@@ -49,9 +50,15 @@ class Problem:
     resampled: Callable  # (metric, truth, runs, task) -> what the bootstrap draws rows of, and its score
     majority: Callable[[np.ndarray, list[str] | None], int | float] | None  # the majority baseline's answer to every
     # unit; None: the problem has none (its BASELINES leave `majority` out)
-    linear_model: Callable[[float], object] | None  # TF-IDF's and the linear probe's scikit-learn model at a strength;
-    # None: the problem has neither (a config check refuses the linear probe for it)
+    linear_model: Callable[[float], object] | None  # TF-IDF's and the pooled linear probe's scikit-learn model at a
+    # strength; None: the problem has neither
+    probed: Callable  # (task, tables, splits, frozen model, batch_size, device, name, source) -> the linear probe's
+    # result: the pooled probe (probe.py) or the span probe (span_probe.py)
     card_task: str  # the Hub's task type of the model card's results
+    unit: str  # what an example is, as the report and the card count them
+    probe_reads: str  # what the linear probe fits, as the report and the card say it
+    threshold: Callable[[dict, object, np.ndarray], float | None]  # (task, validation split, its outputs) -> what a
+    # run fits on validation once trained and answers every held-out split with: a no-answer threshold, or None
 
 
 def _class_ids(table: pa.Table, names: list[str]) -> pa.Table:
@@ -115,19 +122,19 @@ def _tag_counts(labels: np.ndarray, names: list[str]) -> dict:
     return {"words": len(words), "tag_counts": {name: int(count) for name, count in zip(names, found, strict=True)}}
 
 
-def _text_split(table: pa.Table, tokenizer, max_length: int, padded_to: int):
+def _text_split(table: pa.Table, tokenizer, max_length: int, padded_to: int, where: str):
     from .encoded import EncodedSplit
 
     return EncodedSplit(table, tokenizer, max_length, regression=False, padded_to=padded_to)
 
 
-def _number_split(table: pa.Table, tokenizer, max_length: int, padded_to: int):
+def _number_split(table: pa.Table, tokenizer, max_length: int, padded_to: int, where: str):
     from .encoded import EncodedSplit
 
     return EncodedSplit(table, tokenizer, max_length, regression=True, padded_to=padded_to)
 
 
-def _word_split(table: pa.Table, tokenizer, max_length: int, padded_to: int):
+def _word_split(table: pa.Table, tokenizer, max_length: int, padded_to: int, where: str):
     from .word_windows import WordWindows
 
     return WordWindows(table, tokenizer, max_length, padded_to)
@@ -187,12 +194,12 @@ def _number_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
     return scores(metrics, np.asarray(truth), np.asarray(predicted), 0)
 
 
-def _tag_counts_of(truth, predicted, task: dict) -> np.ndarray:
+def _sentence_counts(truth, predicted, task: dict) -> np.ndarray:
     return sentence_counts(truth, predicted, task["labels"], task["tag_scheme"])
 
 
 def _tag_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
-    return tag_scores(metrics, _tag_counts_of(truth, predicted, task))
+    return tag_scores(metrics, _sentence_counts(truth, predicted, task))
 
 
 def _by_row(metric: str, truth, runs: dict, task: dict):
@@ -205,7 +212,7 @@ def _by_row(metric: str, truth, runs: dict, task: dict):
 def _by_sentence_counts(metric: str, truth, runs: dict, task: dict):
     """The bootstrap draws each sentence's entity and word counts, and scores a draw from their sums: seqeval's entity
     F1 of the drawn sentences, without reading their entities again."""
-    drawn = {name: [None if run is None else _tag_counts_of(truth, run, task) for run in found]
+    drawn = {name: [None if run is None else _sentence_counts(truth, run, task) for run in found]
              for name, found in runs.items()}  # fmt: skip
     return np.zeros(len(truth)), drawn, lambda rows, counts: tag_scores([metric], counts)[metric]
 
@@ -217,6 +224,18 @@ def _most_frequent(train: np.ndarray, names: list[str]) -> int:
 
 def _mean(train: np.ndarray, names: None) -> float:
     return float(train.mean())
+
+
+def _pooled_probe(*args) -> dict:
+    from .probe import pooled_probe
+
+    return pooled_probe(*args)
+
+
+def _span_probe(*args) -> dict:
+    from .span_probe import span_probe
+
+    return span_probe(*args)
 
 
 def _logistic(strength: float):
@@ -252,10 +271,10 @@ def _question_counts(answers: np.ndarray, names: None) -> dict:
     return {"questions": len(answers), "unanswerable": int(sum(len(found) == 0 for found in answers))}
 
 
-def _qa_split(table: pa.Table, tokenizer, max_length: int, padded_to: int):
+def _qa_split(table: pa.Table, tokenizer, max_length: int, padded_to: int, where: str):
     from .qa_windows import QAWindows
 
-    return QAWindows(table, tokenizer, max_length, padded_to)
+    return QAWindows(table, tokenizer, max_length, padded_to, where)
 
 
 def _no_head_options(names: None) -> dict:
@@ -263,11 +282,10 @@ def _no_head_options(names: None) -> dict:
 
 
 def _stacked(logits):
-    """A question-answering head's outputs as train.predicted gives them: its (start logits, end logits) pair,
-    already stacked by torch.as_tensor into one (2, windows, positions) tensor, kept as they are (QAWindows reads
-    them)."""
-    if logits.ndim != 3 or len(logits) != 2:
-        raise ValueError(f"expected start and end logits stacked as (2, windows, positions), not {tuple(logits.shape)}")
+    """A question-answering head's outputs as train.stacked gives them: its start and end logits stacked on a last
+    axis, (windows, positions, 2), kept as they are (QAWindows reads them)."""
+    if logits.ndim != 3 or logits.shape[-1] != 2:
+        raise ValueError(f"expected start and end logits stacked as (windows, positions, 2), not {tuple(logits.shape)}")
     return logits
 
 
@@ -275,13 +293,8 @@ def _as_list(found: list) -> list:
     return list(found)
 
 
-def _gold_texts(truth) -> list[list[str]]:
-    """Each question's gold answer texts, from its answers as read ({text, start}) or as texts."""
-    return [[gold["text"] if isinstance(gold, dict) else gold for gold in answers] for answers in truth]
-
-
 def _qa_counts(truth, predicted) -> np.ndarray:
-    return question_counts(_gold_texts(truth), [str(answer) for answer in predicted])
+    return question_counts(gold_texts(truth), [str(answer) for answer in predicted])
 
 
 def _qa_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
@@ -295,11 +308,22 @@ def _by_question_counts(metric: str, truth, runs: dict, task: dict):
     return np.zeros(len(truth)), drawn, lambda rows, counts: qa_scores([metric], counts)[metric]
 
 
+def _no_threshold(task: dict, split, outputs) -> None:
+    return None
+
+
+def _no_answer_threshold(task: dict, split, outputs) -> float | None:
+    """A task whose questions may have no answer (SQuAD v2.0): the threshold of the null score over the best span's
+    that scores the split best on the task's main metric (QAWindows.fitted_threshold); None for SQuAD v1.1."""
+    return split.fitted_threshold(outputs, task["main_metric"]) if task["allow_unanswerable"] else None
+
+
 NUMBERS = " or ".join(NUMBER_METRICS)
 # Words given apart are each a word of their own: a byte-level BPE tokenizer (RoBERTa's) marks them as it marks a word
 # after a space, as run_ner.py loads it (without it, every word is cut as if glued to the one before); WordPiece
 # tokenizers ignore the option.
 WORDS_APART = {"add_prefix_space": True}
+POOLED = "on its mean-pooled last hidden states"  # what the linear probe reads of a text
 TEXTS = "text-classification"  # the Hub's task for labelling or scoring a text (classes or a value)
 PROBLEMS = {
     "classification": Problem(
@@ -323,7 +347,11 @@ PROBLEMS = {
         resampled=_by_row,
         majority=_most_frequent,
         linear_model=_logistic,
+        probed=_pooled_probe,
         card_task=TEXTS,
+        unit="example",
+        probe_reads=f"a logistic regression {POOLED}",
+        threshold=_no_threshold,
     ),
     "regression": Problem(
         default_metrics=("pearson", "spearman"),
@@ -346,7 +374,11 @@ PROBLEMS = {
         resampled=_by_row,
         majority=_mean,
         linear_model=_ridge,
+        probed=_pooled_probe,
         card_task=TEXTS,
+        unit="example",
+        probe_reads=f"a ridge regression {POOLED}",
+        threshold=_no_threshold,
     ),
     "token_classification": Problem(
         default_metrics=TAG_METRICS,
@@ -369,7 +401,11 @@ PROBLEMS = {
         resampled=_by_sentence_counts,
         majority=_most_frequent,
         linear_model=_logistic,
+        probed=_pooled_probe,
         card_task="token-classification",
+        unit="sentence",
+        probe_reads="a logistic regression on each word's first piece's last hidden state",
+        threshold=_no_threshold,
     ),
     "extractive_qa": Problem(
         default_metrics=QA_METRICS,
@@ -391,7 +427,12 @@ PROBLEMS = {
         scores=_qa_scores,
         resampled=_by_question_counts,
         majority=None,  # no answer is right for most questions: its BASELINES leave the majority out
-        linear_model=None,  # no linear probe of spans yet, nor TF-IDF
+        linear_model=None,  # no TF-IDF; its linear probe is the span probe's two regressions
+        probed=_span_probe,
         card_task="question-answering",
+        unit="question",
+        probe_reads="two logistic regressions on each position's last hidden state, scoring it as an answer's start "
+        "and end, read as a head's logits",
+        threshold=_no_answer_threshold,
     ),
 }

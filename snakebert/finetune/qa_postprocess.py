@@ -10,8 +10,8 @@ For SQuAD v2.0 a question may have no answer: its null score is the start plus e
 [CLS] token, where run_qa.py's models point for no answer), the lowest over its windows, and it is answered "" where
 the null score exceeds its best span's score by more than a threshold chosen on validation (chosen_threshold).
 
-Not wired in yet: a split's windows (their offsets and questions) will come from the QA windows of the tokenizer, and
-the answers are scored by squad_metrics.py."""
+A split's windows (their offsets and questions) come from qa_windows.py, and the answers are scored by
+squad_metrics.py."""
 
 from dataclasses import dataclass
 

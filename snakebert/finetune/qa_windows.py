@@ -20,9 +20,10 @@ import pyarrow as pa
 import torch
 
 from .encoded import RESERVED, PaddedRows
-from .examples import LABEL, PAIR, TEXT, Where
-from .qa_postprocess import Spans, answers_at, best_spans
-from .squad_examples import check_question_lengths
+from .examples import LABEL, PAIR, TEXT
+from .qa_postprocess import Spans, answers_at, best_spans, chosen_threshold
+from .squad_examples import ID, SquadWhere, check_question_lengths
+from .squad_metrics import COLUMN, gold_texts, question_counts
 
 CONTEXT = 1  # a context piece's sequence id (the question's is 0, a special token's None)
 NO_SPAN = (0, 0)  # the labels of a window that does not hold the answer: the first position ([CLS]) for both
@@ -33,13 +34,14 @@ def qa_stride(max_length: int) -> int:
     return max_length // 4
 
 
-def checked_questions(table: pa.Table, tokenizer, max_length: int, where: Where) -> None:
+def checked_questions(table: pa.Table, tokenizer, max_length: int, where: str) -> None:
     """Refuse the first question of `table` too long for a window of max_length (less RESERVED) that holds more context
-    than the stride (squad_examples.check_question_lengths), naming it by `where`."""
+    than the stride (squad_examples.check_question_lengths), naming it by `where` (the split), its row and its id."""
     pieces = tokenizer(table.column(TEXT).to_pylist(), add_special_tokens=False)["input_ids"]
     special = tokenizer.num_special_tokens_to_add(pair=True)
     lengths = np.asarray([len(found) for found in pieces], dtype=np.int64)
-    check_question_lengths(lengths, max_length - RESERVED, special, qa_stride(max_length), where)
+    named = SquadWhere(where, ids=tuple(table.column(ID).to_pylist()))
+    check_question_lengths(lengths, max_length - RESERVED, special, qa_stride(max_length), named)
 
 
 def answer_span(offsets: list[tuple[int, int] | None], start: int, end: int) -> tuple[int, int]:
@@ -56,11 +58,11 @@ def answer_span(offsets: list[tuple[int, int] | None], start: int, end: int) -> 
 class QAWindows(PaddedRows):
     threshold: float | None = None  # None: every question answered (SQuAD v1.1); set for v2.0 (chosen on validation)
 
-    def __init__(self, table: pa.Table, tokenizer, max_length: int, padded_to: int = 1) -> None:
+    def __init__(self, table: pa.Table, tokenizer, max_length: int, padded_to: int = 1, where: str = "split") -> None:
         questions, self.contexts = table.column(TEXT).to_pylist(), table.column(PAIR).to_pylist()
         self.truth = table.column(LABEL).to_pylist()  # each question's gold answers as read: [{text, start}, ...]
         self.stride = qa_stride(max_length)
-        checked_questions(table, tokenizer, max_length, Where("a question-answering split"))
+        checked_questions(table, tokenizer, max_length, where)
         found = tokenizer(questions, self.contexts, truncation="only_second", max_length=max_length - RESERVED,
                           stride=self.stride, return_overflowing_tokens=True, return_offsets_mapping=True)  # fmt: skip
         self.window_question = np.asarray(found["overflow_to_sample_mapping"], dtype=np.int64)
@@ -90,13 +92,20 @@ class QAWindows(PaddedRows):
         return {**found, "start_positions": start, "end_positions": end}
 
     def spans(self, outputs: np.ndarray) -> Spans:
-        """Each question's best span and null score from `outputs`: the start and end logits stacked, (2, windows,
-        max_length); rows past `count` (the padding of the last evaluation batch) are left out."""
-        outputs = np.asarray(outputs)
-        return best_spans(outputs[0, : self.count], outputs[1, : self.count], self.offsets, self.window_question,
-                          self.contexts)  # fmt: skip
+        """Each question's best span and null score from `outputs`: the start and end logits stacked, (windows,
+        max_length, 2); rows past `count` (the padding of the last evaluation batch) are left out."""
+        outputs = np.asarray(outputs)[: self.count]
+        return best_spans(outputs[..., 0], outputs[..., 1], self.offsets, self.window_question, self.contexts)
 
     def example_outputs(self, outputs: np.ndarray) -> list[str]:
         """Each question's answer ("" for none) from the windows' stacked start and end logits (spans), at the split's
         `threshold` (qa_postprocess.answers_at)."""
         return answers_at(self.spans(outputs), self.threshold)
+
+    def fitted_threshold(self, outputs: np.ndarray, metric: str) -> float:
+        """The no-answer threshold (qa_postprocess.chosen_threshold) under which the answers from `outputs` score this
+        split best on `metric` (exact_match or squad_f1)."""
+        spans, golds = self.spans(outputs), gold_texts(self.truth)
+        if_null = question_counts(golds, [""] * len(golds))[:, COLUMN[metric]]
+        if_span = question_counts(golds, spans.texts)[:, COLUMN[metric]]
+        return chosen_threshold(spans.null_minus_best, if_null, if_span)

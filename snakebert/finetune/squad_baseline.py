@@ -1,15 +1,15 @@
 """The lexical baseline of extractive question answering, which needs no model: each question is answered by the
 sentence of its context that shares the most distinct words with it, predicted whole (the earliest such sentence on a
-tie). Words are compared as SQuAD's metrics normalise answers (squad_metrics.normalized: lowercase, no punctuation, no
-articles), so every other word counts, question words and stop words included. In a task with unanswerable questions
-(SQuAD v2.0), a question that shares no word with any sentence of its context is answered "" (no answer).
+tie). Words are compared as SQuAD's metrics normalise answers (squad_metrics.normalized: lowercase, no punctuation,
+no articles), so every other word counts, question words and stop words included. In a task with unanswerable
+questions (SQuAD v2.0), a question that shares no word with any sentence of its context is answered "" (no answer).
 
-It is the sentence-retrieval baseline, a weak one: a sentence is far longer than an answer, so exact match is near 0
-and F1 rewards finding the right sentence. It is not the SQuAD paper's sliding-window baseline, which scores each
-candidate span by the question words around it.
+It is the sentence-retrieval baseline, a weak one: a sentence is far longer than an answer, so exact match is near 0 and
+F1 rewards finding the right sentence. It is not the SQuAD paper's sliding-window baseline, which scores each candidate
+span by the question words around it.
 
-Sentences are cut after ., ! or ? (and any closing quotes or brackets) that white space follows: "3.5" stays whole,
-"Dr. Smith" is cut in two. Not wired into baselines.py yet: its answers are scored by squad_metrics.question_counts."""
+Sentences are cut after ., ! or ? (and any closing quotes or brackets) that white space follows: "3.5" stays whole, "Dr.
+Smith" is cut in two. Its answers are scored as a model's are (squad_metrics.py)."""
 
 import itertools
 import re

@@ -10,10 +10,7 @@ and question in the JSON file, each counted from 0, or its row) with its id, nev
 answer: a missing or empty context or question; an answer that is not the context's text at its answer_start, or
 whose answer_start lies outside the context; a question without an answer, or an is_impossible key, in a v1.1 task;
 is_impossible that contradicts the answers; a question id used twice (both places named). A question too long for the
-model's windows is checked once the tokenizer has counted its pieces (check_question_lengths).
-
-Not wired into the task types and problems tables yet (tasks.py, problems.py): these are the reader and checks that a
-`problem: extractive_qa` entry will use."""
+model's windows is checked once the tokenizer has counted its pieces (check_question_lengths)."""
 
 import json
 from collections.abc import Callable

@@ -9,8 +9,8 @@ unanswerable v2 question) has the gold answer "": a prediction scores 1 on it if
 article alone) and 0 otherwise, for exact match and for F1 alike. A question's score is the best over its gold
 answers. Scores are shares in [0, 1], not percentages.
 
-Not wired into the problems table yet (problems.py): each question gives one row of COUNTS, and a score is a ratio of
-the rows' sums, so the bootstrap resamples questions (or articles) by summing rows, as tag_metrics.py's counts do."""
+Each question gives one row of COUNTS, and a score is a ratio of the rows' sums, so the bootstrap resamples questions
+(or articles) by summing rows, as tag_metrics.py's counts do."""
 
 import re
 import string
@@ -20,6 +20,7 @@ import numpy as np
 
 QA_METRICS = ("squad_f1", "exact_match")  # the first is the default main one
 COUNTS = ("exact_match", "f1", "questions")  # a counts row's columns
+COLUMN = {"exact_match": 0, "squad_f1": 1}  # each metric's column of COUNTS
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 
@@ -48,6 +49,11 @@ def f1(gold: str, predicted: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def gold_texts(truth: list) -> list[list[str]]:
+    """Each question's gold answer texts, from its answers as read ({text, start}) or as texts."""
+    return [[gold["text"] if isinstance(gold, dict) else gold for gold in answers] for answers in truth]
+
+
 def question_counts(truth: list[list[str]], predicted: list[str]) -> np.ndarray:
     """One row of COUNTS per question (float64, shape (questions, 3)): its exact match and F1, each the best over its
     gold answers, and 1. truth holds each question's gold answer texts (none: unanswerable), predicted each question's
@@ -64,6 +70,5 @@ def question_counts(truth: list[list[str]], predicted: list[str]) -> np.ndarray:
 def qa_scores(metrics: list[str], counts: np.ndarray) -> dict[str, float | None]:
     """{metric: score} for the metrics asked (of QA_METRICS), in their order, from one row of COUNTS or the rows of a
     table of them (summed); None where there is no question."""
-    matched, overlap, questions = (float(total) for total in np.reshape(counts, (-1, len(COUNTS))).sum(0))
-    sums = {"exact_match": matched, "squad_f1": overlap}
-    return {name: sums[name] / questions if questions else None for name in metrics}
+    sums = np.reshape(counts, (-1, len(COUNTS))).sum(0)
+    return {name: float(sums[COLUMN[name]] / sums[-1]) if sums[-1] else None for name in metrics}

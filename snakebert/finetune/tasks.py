@@ -30,6 +30,7 @@ class TaskSource:
     label_names: list[str] | None  # the classes as the data declares them (None: found in train)
     splits: dict[str, pa.Table | None]  # train, and validation and test where the task gives them
     tag_scheme: str | None = None  # a word-tagging task's: iob2, iobes or plain (tagged_examples.py)
+    allow_unanswerable: bool | None = None  # a question-answering task's: SQuAD v2.0 (True) or v1.1
 
 
 def _metrics(chosen: list[str] | None, problem: str) -> list[str]:
@@ -42,7 +43,7 @@ def _embedded(task: dict) -> TaskSource:
     train, problem = embedded.read(task), embedded.problem
     splits = {"train": train, "validation": None, "test": None}
     scheme = _scheme(task, problem, {"train": (train, Where(f"embedded task {task['task']!r}"))})
-    return TaskSource(embedded.description, problem, _metrics(None, problem), None, splits, scheme)
+    return TaskSource(embedded.description, problem, _metrics(None, problem), None, splits, scheme, _v2(task, problem))
 
 
 def task_file(task: dict, path: str) -> str:
@@ -75,6 +76,11 @@ def _scheme(task: dict, problem: str, read: dict[str, tuple[pa.Table, Where]]) -
     return combined_scheme(schemes, task["name"])
 
 
+def _v2(task: dict, problem: str) -> bool | None:
+    """A question-answering task's questions may have no answer (SQuAD v2.0); None for another problem."""
+    return bool(task.get("allow_unanswerable")) if problem == "extractive_qa" else None
+
+
 def check_answered(task: dict, problem: str, read: dict[str, tuple[pa.Table, Where]]) -> None:
     """Every question of an extractive_qa task that reads SQuAD v1.1 (allow_unanswerable false) has an answer: the
     first without one is refused by split and row (a SQuAD JSON file's questions are checked as they are read)."""
@@ -95,9 +101,9 @@ def _files(task: dict) -> TaskSource:
     read = {split: _file_split(task, task_file(task, task[split]), problem) for split in SPLITS if task[split]}
     check_answered(task, problem, read)
     splits = {split: read[split][0] if split in read else None for split in SPLITS}
-    description = f"{task['label_column']} of {task['train']}"
+    description = f"{task['label_column'] or 'answers'} of {task['train']}"
     metrics = _metrics(task["metrics"], problem)
-    return TaskSource(description, problem, metrics, None, splits, _scheme(task, problem, read))
+    return TaskSource(description, problem, metrics, None, splits, _scheme(task, problem, read), _v2(task, problem))
 
 
 def _hub(task: dict) -> TaskSource:
@@ -110,8 +116,9 @@ def _hub(task: dict) -> TaskSource:
     check_answered(task, task["problem"], read)
     splits = {split: read[split][0] if split in read else None for split in SPLITS}
     description = task["preset"] or f"{task['label_column']} of {task['path']}"
-    metrics = _metrics(task["metrics"], task["problem"])
-    return TaskSource(description, task["problem"], metrics, names, splits, _scheme(task, task["problem"], read))
+    problem = task["problem"]
+    metrics = _metrics(task["metrics"], problem)
+    return TaskSource(description, problem, metrics, names, splits, _scheme(task, problem, read), _v2(task, problem))
 
 
 TASK_TYPES: dict[str, Callable[[dict], TaskSource]] = {"embedded": _embedded, "files": _files, "hub": _hub}

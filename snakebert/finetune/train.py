@@ -1,9 +1,9 @@
-"""One fine-tuning run: a sequence classifier (or regressor, or word tagger: problems.py) from the job's starting point,
-trained on the task's train split through the backend table's trainer (Trainer on CPU and CUDA, GaudiTrainer on one
-HPU), evaluated each epoch on validation, the best epoch kept and scored on validation and test; a run that diverged
-records why instead of scores (divergence.py). Checkpoints live outside the rule's outputs, one folder per
-fingerprint of what shapes the result, made at the first save, so a killed run resumes; the folder is removed once
-the result is written (run_folder.py)."""
+"""One fine-tuning run: a sequence classifier (or regressor, word tagger or question answerer: problems.py) from the
+job's starting point, trained on the task's train split through the backend table's trainer (Trainer on CPU and CUDA,
+GaudiTrainer on one HPU), evaluated each epoch on validation, the best epoch kept and scored on validation and test;
+a run that diverged records why instead of scores (divergence.py). Checkpoints live outside the rule's outputs, one
+folder per fingerprint of what shapes the result, made at the first save, so a killed run resumes; the folder is
+removed once the result is written (run_folder.py)."""
 
 import dataclasses
 import json
@@ -73,28 +73,45 @@ def load_model(job: FinetuneJob, task: dict):
     return load_named(lambda name: head.from_pretrained(name, **shape), job.model, f"finetune model {job.name!r}")
 
 
-def predicted(task: dict, split: EncodedSplit, logits) -> list | np.ndarray:
-    """The run's predictions of each example of `split` (of each word, for a task that tags words)."""
-    # a question-answering head's (start, end) logits are stacked as one (2, windows, positions) array
-    return split.example_outputs(PROBLEMS[task["problem"]].predicted(torch.as_tensor(np.asarray(logits))).numpy())
+def stacked(outputs) -> np.ndarray:
+    """A split's outputs as the trainer gives them, as one array of a row per example or window: a question-answering
+    head's pair of start and end logits stacked on a last axis, (windows, positions, 2)."""
+    return np.stack(outputs, axis=-1) if isinstance(outputs, tuple) else np.asarray(outputs)
 
 
-def split_scores(task: dict, split: EncodedSplit, logits) -> dict:
-    return PROBLEMS[task["problem"]].scores(task["metrics"], split.truth, predicted(task, split, logits), task)
+def predicted(task: dict, split, logits) -> list | np.ndarray:
+    """The run's predictions of each example of `split` (of each word, for a task that tags words; an answer, for a
+    question)."""
+    return split.example_outputs(PROBLEMS[task["problem"]].predicted(torch.as_tensor(stacked(logits))).numpy())
 
 
-def classes_predicted(task: dict, split: EncodedSplit, logits) -> int | None:
-    """How many classes the run predicts on `split` (1: it answers one class to everything); None without classes."""
+def with_threshold(task: dict, splits: dict, outputs) -> float | None:
+    """The threshold the task's problem fits on validation's `outputs` (a no-answer threshold, for a question-answering
+    task whose questions may have none; else None), set on every held-out split."""
+    threshold = PROBLEMS[task["problem"]].threshold(task, splits["validation"], stacked(outputs))
+    if threshold is not None:
+        for split, encoded in splits.items():
+            if split != "train":
+                encoded.threshold = threshold
+    return threshold
+
+
+def split_scores(task: dict, split, found) -> dict:
+    """The scores of a split's predictions `found`."""
+    return PROBLEMS[task["problem"]].scores(task["metrics"], split.truth, found, task)
+
+
+def classes_predicted(task: dict, found) -> int | None:
+    """How many classes the predictions `found` hold (1: the run answers one class to everything); None without
+    classes."""
     problem = PROBLEMS[task["problem"]]
     if not problem.classes:
         return None
-    return len(np.unique(problem.answers(predicted(task, split, logits))))
+    return len(np.unique(problem.answers(found)))
 
 
-def run_predictions(task: dict, splits: dict[str, EncodedSplit], logits: dict) -> list:
-    """The run's predictions on the reported split, example by example (what the summary's bootstrap resamples)."""
-    split = task["reported_split"]
-    found = predicted(task, splits[split], logits[split])
+def as_json(found) -> list:
+    """Predictions, example by example, as JSON holds them (what the summary's bootstrap resamples)."""
     return [np.asarray(each).tolist() for each in found] if isinstance(found, list) else found.tolist()
 
 
@@ -180,7 +197,9 @@ def build_trainer(
     trainer_class = type(f"Task{base.__name__}", mixins, {"fingerprint_inputs": inputs})
 
     def compute_metrics(prediction) -> dict:
-        found = split_scores(task, splits["validation"], prediction.predictions)
+        with_threshold(task, splits, prediction.predictions)
+        validation = splits["validation"]
+        found = split_scores(task, validation, predicted(task, validation, prediction.predictions))
         return {name: UNDEFINED_SCORE if value is None else value for name, value in found.items()}
 
     return trainer_class(
@@ -207,10 +226,10 @@ def finetune(job: FinetuneJob, out: str) -> dict:
     job = dataclasses.replace(job, recipe={**job.recipe, "learning_rate": run_rate(job, task)})
     tokenizer = load_tokenizer(job.model, job.name, PROBLEMS[task["problem"]].tokenizer_options)
     length, problem = job.recipe["max_length"], PROBLEMS[task["problem"]]
-    splits = {
-        split: problem.split(table, tokenizer, length, 1 if split == "train" else job.eval_batch_size)
-        for split, table in tables.items()
-    }
+    splits = {}
+    for split, table in tables.items():
+        where = f"finetune task {task['task']!r}, {split} split of {job.task_dir}"
+        splits[split] = problem.split(table, tokenizer, length, 1 if split == "train" else job.eval_batch_size, where)
     model = load_model(job, task)
     positions = usable_positions(model.config.to_dict())
     if length > positions:
@@ -242,19 +261,23 @@ def finetune(job: FinetuneJob, out: str) -> dict:
 def held_out_logits(trainer, splits: dict[str, EncodedSplit]) -> dict:
     """The run's outputs on each held-out split, without the padding of the last evaluation batch."""
     return {
-        split: trainer.predict(encoded).predictions[: encoded.count]
+        split: stacked(trainer.predict(encoded).predictions)[: encoded.count]
         for split, encoded in splits.items()
         if split != "train"
     }
 
 
 def scored(task: dict, splits: dict[str, EncodedSplit], logits: dict, best: float) -> dict:
-    """A run's results: its best epoch, its scores and classes predicted on each held-out split, its predictions."""
+    """A run's results: its best epoch, its scores and classes predicted on each held-out split, its predictions on the
+    reported split, and what it fitted on validation (a no-answer threshold) where its problem fits one."""
+    threshold = with_threshold(task, splits, logits["validation"])
+    found = {split: predicted(task, splits[split], outputs) for split, outputs in logits.items()}
     return {
         "best_epoch": best,
-        **{split: split_scores(task, splits[split], found) for split, found in logits.items()},
-        "classes_predicted": {split: classes_predicted(task, splits[split], found) for split, found in logits.items()},
-        "predictions": run_predictions(task, splits, logits),
+        **{split: split_scores(task, splits[split], answers) for split, answers in found.items()},
+        "classes_predicted": {split: classes_predicted(task, answers) for split, answers in found.items()},
+        "predictions": as_json(found[task["reported_split"]]),
+        **({"no_answer_threshold": threshold} if task.get("allow_unanswerable") else {}),
         "diverged": None,
     }
 

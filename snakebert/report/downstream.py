@@ -4,11 +4,18 @@ pretraining pay?" from the 95% interval of the gain, and the pretrained model ag
 interval and verdict; then the same for the linear probe of each model's frozen features."""
 
 from ..cards import plural
+from ..finetune.problems import PROBLEMS
 
-PROBE = (
-    "each model frozen, a logistic regression on its mean-pooled last hidden states (a tagged word's: its first "
-    "piece's), its strength chosen on validation: what the weights hold, with no learning rate to get wrong"
-)
+
+def probe_method(results: dict) -> str:
+    """How the linear probe of the task's problem reads each frozen model."""
+    reads = PROBLEMS[results["problem"]].probe_reads
+    return (
+        f"each model frozen, {reads}, its strength chosen on validation: what the weights hold, with no learning rate "
+        "to get wrong"
+    )
+
+
 KIND_NAMES = {"random_init": "random init", "reference": "reference", "baseline": "baseline"}  # pretrained: its name
 
 
@@ -31,6 +38,9 @@ def balance(counts: dict) -> str:
         tags = ", ".join(f"{name} {count / counts['words']:.0%}" for name, count in counts["tag_counts"].items())
         words = f"{counts['words']:,} words in {counts['groups']:,} groups"
         return f"{counts['examples']:,} sentences, {words} ({tags}){caveats}"
+    if "questions" in counts:
+        unanswerable = f", {counts['unanswerable']:,} without an answer" if counts["unanswerable"] else ""
+        return f"{counts['questions']:,} questions in {counts['groups']:,} groups{unanswerable}{caveats}"
     if "class_counts" not in counts:
         return f"{counts['examples']:,} examples, label mean {counts['label_mean']:.3g}{caveats}"
     classes = ", ".join(f"{name} {count / counts['examples']:.0%}" for name, count in counts["class_counts"].items())
@@ -45,7 +55,7 @@ def folds_text(results: dict) -> str:
 def split_size(results: dict) -> str:
     """The groups and examples of the split the intervals resample."""
     split = results["reported_split"]
-    examples = plural(results["splits"][split]["examples"], "example")
+    examples = plural(results["splits"][split]["examples"], PROBLEMS[results["problem"]].unit)
     return f"{plural(results['bootstrap']['groups'], f'{split} group')}, {examples}{folds_text(results)}"
 
 
@@ -174,7 +184,7 @@ def probe_rows(results: dict) -> list[tuple[str, str]]:
     probe = {**results, **results["linear_probe"]}
     models = {name: entry for name, entry in probe["models"].items() if entry["kind"] != "baseline"}
     return [
-        ("linear probe", PROBE),
+        ("linear probe", probe_method(results)),
         *model_rows({**probe, "models": models}, "probe: "),
         *gain_rows(probe, "linear probe"),
         *comparison_rows(probe, "probe: "),

@@ -194,9 +194,9 @@ def test_the_model_cards_text_says_what_was_trained_and_how_well(run):
     )
     assert "- **pretrained against bert-base:** no: macro_f1 -0.100 (medians); 95% interval -0.200 to -0.010" in text
     assert (
-        "Linear probe (each model frozen, a logistic regression on its mean-pooled last hidden states (a tagged "
-        "word's: its first piece's), its strength chosen on validation: what the weights hold, with no learning rate "
-        "to get wrong), macro_f1: pretrained 0.705 (0.685–0.725), random 0.529 (0.509–0.549). Did pretraining pay? "
+        "Linear probe (each model frozen, a logistic regression on its mean-pooled last hidden states, its strength "
+        "chosen on validation: what the weights hold, with no learning rate to get wrong), macro_f1: pretrained 0.705 "
+        "(0.685–0.725), random 0.529 (0.509–0.549). Did pretraining pay? "
         "yes: pretrained minus random init, macro_f1 "
         "+0.180" in text
     )

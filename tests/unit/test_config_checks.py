@@ -221,7 +221,7 @@ def test_metrics_of_the_other_kind_of_problem_are_refused_before_any_job(default
 def test_word_tagging_settings_on_another_problem_are_refused_before_any_job(default_config):
     finetune = copy.deepcopy(default_config["finetune"])
     files = {"name": "tags", "type": "files", "train": "tags.conll", "format": "conll", "problem": None,
-             "metrics": None, "tag_scheme": None, "text_pair_column": None, "preset": None,
+             "metrics": None, "tag_scheme": None, "text_pair_column": None, "preset": None, "label_column": "label",
              "split": {"folds": None, "test_fraction": 0}, "recipe": {}}  # fmt: skip
     finetune["tasks"] = [
         files,
@@ -243,17 +243,18 @@ def test_word_tagging_settings_on_another_problem_are_refused_before_any_job(def
     ]
 
 
-def test_question_answering_settings_on_another_problem_and_the_probe_are_refused_before_any_job(default_config):
+def test_question_answering_settings_on_another_problem_are_refused_before_any_job(default_config):
     finetune = copy.deepcopy(default_config["finetune"])
     files = {"name": "qa", "type": "files", "train": "qa.json", "format": "squad", "problem": None, "metrics": None,
              "tag_scheme": None, "text_pair_column": None, "preset": None, "allow_unanswerable": None,
              "split": {"folds": None, "test_fraction": 0}, "recipe": {}}  # fmt: skip
     finetune["tasks"] = [
         files,
-        {**files, "name": "v2", "format": "jsonl", "allow_unanswerable": True},
-        {**files, "name": "cells", "format": "csv", "problem": "extractive_qa"},
+        {**files, "name": "v2", "format": "jsonl", "label_column": "answers", "allow_unanswerable": True},
+        {**files, "name": "cells", "format": "csv", "label_column": "answers", "problem": "extractive_qa"},
         {**files, "name": "squad", "type": "hub", "preset": "squad_v2", "format": None},
         {**files, "name": "fine", "problem": "extractive_qa", "allow_unanswerable": False},
+        {**files, "name": "unlabelled", "format": "jsonl", "label_column": None},  # only a SQuAD file names its labels
     ]
     finetune["protocols"] = ["finetune", "linear_probe"]
     assert [problem for problem in finetune_problems(finetune, 512) if "tasks[" in problem] == [
@@ -262,11 +263,8 @@ def test_question_answering_settings_on_another_problem_and_the_probe_are_refuse
         "allow_unanswerable",
         "config finetune.tasks[2] (cells): an extractive_qa file is format squad (SQuAD JSON), jsonl or parquet (the "
         "Hub's squad rows)",
-        "config finetune.tasks[3] (squad): extractive_qa has no linear probe yet; set finetune.protocols: [finetune]",
-        "config finetune.tasks[4] (fine): extractive_qa has no linear probe yet; set finetune.protocols: [finetune]",
-    ]
-    finetune["protocols"] = ["finetune"]
-    assert not [problem for problem in finetune_problems(finetune, 512) if "tasks[3]" in problem or "[4]" in problem]
+        "config finetune.tasks[5] (unlabelled): label_column is needed: the column of a jsonl file's labels",
+    ]  # tasks 3 and 4 are sound, the linear probe among the protocols
 
 
 def test_a_compared_folder_without_a_tokenizer_or_positions_for_the_inputs_is_refused(

@@ -95,7 +95,7 @@ def test_stacked_logits_pass_through_train_predicted_to_the_answers():
 
     start, end = np.zeros((3, 8), np.float32), np.ones((3, 8), np.float32)
     stacked = predicted(TASK, Split(), (start, end))  # the trainer's predictions: a (start, end) pair
-    assert stacked.shape == (2, 3, 8) and (stacked[1] == 1).all()
+    assert stacked.shape == (3, 8, 2) and (stacked[..., 1] == 1).all()
     with pytest.raises(ValueError, match="stacked as"):
         QA.predicted(np.zeros((3, 8)))
 

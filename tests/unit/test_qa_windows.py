@@ -120,11 +120,11 @@ def test_every_row_has_one_shape_that_ends_in_padding_and_holds_start_and_end_po
 
 
 def peaked(split: QAWindows, rows: int) -> np.ndarray:
-    """Start and end logits (2, rows, max_length) that peak at each window's labels, on [CLS] for a window without
+    """Start and end logits (rows, max_length, 2) that peak at each window's labels, on [CLS] for a window without
     the answer, but less there than where a window holds it."""
-    logits = np.zeros((2, rows, MAX_LENGTH))
+    logits = np.zeros((rows, MAX_LENGTH, 2))
     for window, (start, end) in enumerate(split.labels[: split.count].tolist()):
-        logits[0, window, start] = logits[1, window, end] = 5.0 if start else 1.0
+        logits[window, start, 0] = logits[window, end, 1] = 5.0 if start else 1.0
     return logits
 
 
@@ -144,7 +144,24 @@ def test_a_threshold_answers_nothing_where_the_null_score_wins(split):
     assert split.threshold is None  # a class default, the split's own only where set
 
 
+def test_the_fitted_threshold_answers_nothing_only_where_that_scores_better(split):
+    logits = peaked(split, split.count)
+    unanswerable = [int(window) for window in np.flatnonzero(split.window_question == 3)]
+    for metric in ("exact_match", "squad_f1"):
+        found = copy.copy(split)
+        found.threshold = found.fitted_threshold(logits, metric)
+        assert found.example_outputs(logits) == ["The committee", "rise early", "sediment", "", "heat"]
+    # the unanswerable question's null score far below its best span's, below every other question's: answering it ""
+    # means answering every question "", which costs more than it gains
+    logits[unanswerable, 0, :] = -9.0
+    found = copy.copy(split)
+    found.threshold = found.fitted_threshold(logits, "exact_match")
+    assert found.example_outputs(logits)[0] == "The committee" and found.example_outputs(logits)[3] != ""
+
+
 def test_a_question_too_long_for_a_window_is_refused(tokenizer):
     long_question = " ".join(["committee"] * MAX_LENGTH)
-    with pytest.raises(DataError, match=r"row 1 \(counted from 0\): its question is \d+ pieces long"):
-        QAWindows(table([QUESTIONS[2], (long_question, SHORT, [answered(SHORT, "sediment")])]), tokenizer, MAX_LENGTH)
+    said = r"^train split: row 1 \(counted from 0\) \(id 'q1'\): its question is \d+ pieces"
+    with pytest.raises(DataError, match=said):
+        QAWindows(table([QUESTIONS[2], (long_question, SHORT, [answered(SHORT, "sediment")])]), tokenizer, MAX_LENGTH,
+                  where="train split")  # fmt: skip

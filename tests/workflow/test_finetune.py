@@ -1,8 +1,8 @@
 """Fine-tuning through the workflow, on a copy of the trained tiny run: a sentence-pair `files` task in 2 folds by
 group, a regression task, a `hub` task from a local folder laid out like GLUE's, a word-tagging task from a CoNLL
-file and a reference model from a local folder, all in one run beside random initialisation and the baselines; what a
-`finetune` change reruns (never pretraining); identical splits, runs and baselines from a forced rerun; bad tasks
-refused with the file or key named and no metrics file."""
+file, a question-answering task from a SQuAD v2.0 file and a reference model from a local folder, all in one run
+beside random initialisation and the baselines; what a `finetune` change reruns (never pretraining); identical
+splits, runs and baselines from a forced rerun; bad tasks refused with the file or key named and no metrics file."""
 
 import json
 import shutil
@@ -11,7 +11,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from finetune_data import number_rows, pair_rows, tagged_rows, write_conll, write_csv, write_glue_folder, write_jsonl
+from finetune_data import (
+    number_rows,
+    pair_rows,
+    squad_articles,
+    tagged_rows,
+    write_conll,
+    write_csv,
+    write_glue_folder,
+    write_jsonl,
+    write_squad,
+)
 from helpers import planned_jobs, snakemake
 from shared_builds import copy_build
 from tensorboard_history import events, scalars
@@ -31,6 +41,7 @@ def copied(trained, tmp_path_factory):
     write_csv(workdir / "labelled/pairs.csv", pair_rows(60))
     write_jsonl(workdir / "labelled/numbers.jsonl", number_rows(60))
     write_conll(workdir / "labelled/tags.conll", tagged_rows(60))
+    write_squad(workdir / "labelled/squad.json", squad_articles(15))
     write_glue_folder(workdir / "glue")
     shutil.copytree(workdir / "results/model", workdir / "reference-model")
     return workdir
@@ -52,7 +63,10 @@ TASKS = [
     {"name": "mrpc", "type": "hub", "preset": "glue/mrpc", "path": "glue"},
     {"name": "tags", "type": "files", "format": "conll", "train": "labelled/tags.conll", "label_column": "label",
      "problem": "token_classification", "split": {"validation_fraction": 0.2, "test_fraction": 0.4}},
+    {"name": "answers", "type": "files", "format": "squad", "train": "labelled/squad.json", "problem": "extractive_qa",
+     "allow_unanswerable": True, "split": {"validation_fraction": 0.2, "test_fraction": 0.4}},
 ]  # fmt: skip
+BASELINES = {"tags": ["majority", "word_tags"], "answers": ["squad_sentence"]}  # the others: majority and tfidf
 COMPARE = [{"name": "reference", "model": "reference-model"}]
 
 
@@ -66,12 +80,12 @@ def finetuned(copied):
 
 def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned):
     workdir, planned = finetuned
-    assert planned == {"all": 1, "prepare_task": 4, "finetune": 15, "linear_probe": 15, "finetune_baselines": 5,
-                       "summarize_finetune": 4, "plot_downstream": 1, "report_summary": 1, "model_card": 1}  # fmt: skip
+    assert planned == {"all": 1, "prepare_task": 5, "finetune": 18, "linear_probe": 18, "finetune_baselines": 6,
+                       "summarize_finetune": 5, "plot_downstream": 1, "report_summary": 1, "model_card": 1}  # fmt: skip
     results = {task["name"]: json.loads((workdir / f"results/finetune/{task['name']}/metrics.json").read_text())
                for task in TASKS}  # fmt: skip
     for name, found in results.items():
-        baselines = ["majority", "word_tags" if name == "tags" else "tfidf"]
+        baselines = BASELINES.get(name, ["majority", "tfidf"])
         assert list(found["models"]) == ["pretrained", "random", "reference", *baselines]
         assert found["models"]["reference"]["kind"] == "reference" and found["seeds"] == [1]
         assert list(found["linear_probe"]["models"]) == list(found["models"])
@@ -91,6 +105,11 @@ def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned
     assert sum(split["groups"] for split in tags["splits"].values()) == 15
     card = (workdir / "results/cards/model/README.md").read_text()
     assert "type: token-classification" in card and "type: text-classification" in card
+    assert "type: question-answering" in card
+    answers = results["answers"]  # 15 articles of 5 questions, one unanswerable: the splits keep articles whole
+    assert answers["problem"] == "extractive_qa" and answers["main_metric"] == "squad_f1"
+    assert answers["splits"]["test"]["questions"] == 30 and answers["splits"]["test"]["unanswerable"] == 6
+    assert answers["bootstrap"]["groups"] == 6
     summary = (workdir / "results/report/summary.html").read_text()
     assert all(f"Downstream: {task['name']}" in summary for task in TASKS)
     assert "did pretraining pay? (fine-tuned)" in summary and "did pretraining pay? (linear probe)" in summary
@@ -105,7 +124,7 @@ def test_every_fine_tuning_run_keeps_a_history_of_its_epochs(finetuned):
     runs = [
         path for task in TASKS for path in (workdir / "results/finetune" / task["name"]).glob("runs/**/seed-1.json")
     ]
-    assert len(runs) == 15
+    assert len(runs) == 18
     for path in runs:
         run = json.loads(path.read_text())
         task, _, *rest = path.relative_to(workdir / "results/finetune").with_suffix("").parts
@@ -142,12 +161,12 @@ def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp
 @pytest.mark.parametrize(
     ("change", "reruns"),
     [
-        ({"recipe": {"learning_rate": 1e-3, "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 15}),
+        ({"recipe": {"learning_rate": 1e-3, "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 18}),
         (
             {"recipe": {"learning_rate": [5e-3, 1e-2], "epochs": 2, "batch_size": 16, "max_length": 32}},
-            {"finetune": 15},
+            {"finetune": 18},
         ),
-        ({"seeds": 2}, {"finetune": 15}),
+        ({"seeds": 2}, {"finetune": 18}),
         ({"compare": []}, {}),
     ],
 )
