@@ -13,7 +13,8 @@ from .plan import fold_folder, fold_ids
 from .prepare import read_split
 from .problems import PROBLEMS
 
-FOLD_KEYS = ("fold", "best_epoch", "strength", "validation", "test", "diverged")  # each fold's entry of a pooled run
+# each fold's entry of a pooled run
+FOLD_KEYS = ("fold", "best_epoch", "strength", "no_answer_threshold", "validation", "test", "diverged")
 
 
 def reported_table(task_dir: Path, task: dict) -> pa.Table:

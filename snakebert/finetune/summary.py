@@ -139,7 +139,7 @@ def _fine_tuned(run_files: list[str], grid: list[float], task: dict, truth, mach
     for name, runs in _read_runs(run_files, "fine-tuning result", machines).items():
         rate, search, reported = _rate_search(runs, grid, task)
         models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"], "learning_rate": rate, "search": search}
-        kept = ("best_epoch", "classes_predicted", "diverged")
+        kept = ("best_epoch", "classes_predicted", "no_answer_threshold", "diverged")
         models[name]["runs"], predictions[name] = _reported(reported, task, truth, kept)
         models[name]["diverged_runs"] = sum(bool(run.get("diverged")) for run in models[name]["runs"])
     return models, predictions
@@ -150,7 +150,7 @@ def _probed(probe_files: list[str], task: dict, truth, machines: dict) -> tuple[
     models, predictions = {}, {}
     for name, runs in _read_runs(probe_files, "linear-probe result", machines).items():
         models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"]}
-        models[name]["runs"], predictions[name] = _reported(runs, task, truth, ("strength",))
+        models[name]["runs"], predictions[name] = _reported(runs, task, truth, ("strength", "no_answer_threshold"))
     return models, predictions
 
 

@@ -464,9 +464,11 @@ def test_single_card_launch_runs_the_script_with_its_arguments_intact(dl1_cpus, 
     assert json.loads((tmp_path / "argv.json").read_text()) == arguments
 
 
-def test_a_fine_tuning_run_goes_through_gaudi_trainer_with_one_shape(tiny_data, tmp_path, monkeypatch):
-    """finetune's HPU path: GaudiTrainer on one device, inputs of one length, whole batches, the best epoch scored."""
-    from finetune_data import pair_rows, write_csv
+@pytest.mark.parametrize("problem", ["classification", "extractive_qa"])
+def test_a_fine_tuning_run_goes_through_gaudi_trainer_with_one_shape(tiny_data, tmp_path, monkeypatch, problem):
+    """finetune's HPU path: GaudiTrainer on one device, inputs of one length, whole batches, the best epoch scored; a
+    question-answering head's pair of start and end logits through GaudiTrainer's evaluation too."""
+    from finetune_data import pair_rows, squad_articles, write_csv, write_squad
     from helpers import save_tiny_model
 
     import snakebert.finetune.train as finetune_train
@@ -479,6 +481,10 @@ def test_a_fine_tuning_run_goes_through_gaudi_trainer_with_one_shape(tiny_data, 
             "problem": None, "metrics": None,
             "split": {"validation_fraction": 0.25, "test_fraction": 0.25, "seed": 0, "folds": None},
             "recipe": {}}  # fmt: skip
+    if problem == "extractive_qa":
+        squad = str(write_squad(tmp_path / "squad.json", squad_articles(12)))
+        task = {**task, "format": "squad", "train": squad, "label_column": None, "problem": problem,
+                "allow_unanswerable": True}  # fmt: skip
     prepare_task(task, str(tmp_path / "pairs"))
     recipe = {"learning_rate": 5e-3, "epochs": 2, "batch_size": 8, "max_length": 32, "warmup_ratio": 0.1,
               "weight_decay": 0.0}  # fmt: skip
@@ -502,5 +508,6 @@ def test_a_fine_tuning_run_goes_through_gaudi_trainer_with_one_shape(tiny_data, 
     batches = list(trainer.get_train_dataloader())
     assert {tuple(batch["input_ids"].shape) for batch in batches} == {(8, 32)}
     assert not changed_ops([training_step_shapes(trainer, batch) for batch in batches[:3]])
-    assert set(result["test"]) == {"macro_f1", "accuracy"} and result["best_epoch"] in (1.0, 2.0)
+    metrics = {"squad_f1", "exact_match"} if problem == "extractive_qa" else {"macro_f1", "accuracy"}
+    assert set(result["test"]) == metrics and result["best_epoch"] in (1.0, 2.0)
     assert json.loads((tmp_path / "result.json").read_text()) == result

@@ -14,6 +14,7 @@ from shape_log import changed_ops, training_step_shapes
 from snakebert.errors import DataError
 from snakebert.finetune.baselines import run_baselines
 from snakebert.finetune.embedded import BLANK
+from snakebert.finetune.folds import pooled_runs
 from snakebert.finetune.job import FinetuneJob
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.probe import STRENGTHS, probe_model
@@ -108,6 +109,23 @@ def test_an_unanswerable_question_is_refused_in_a_v1_task(tmp_path):
     with pytest.raises(DataError, match=r"article 0, paragraph 0, question 4 \(id 'a0q4'\) has no answer"):
         prepare_task(qa_task(str(path), allow_unanswerable=False), str(tmp_path / "qa"))
     assert not (tmp_path / "qa").exists()
+
+
+def test_folds_keep_articles_whole_and_pooled_runs_score_answer_texts(tmp_path):
+    path = write_squad(tmp_path / "train.json", squad_articles(ARTICLES))
+    folded = {"validation_fraction": 0.25, "test_fraction": 0.0, "seed": 0, "folds": 3}
+    described = prepare_task(qa_task(str(path), split=folded), str(tmp_path / "qa"))
+    tested = [read_task_dir(str(tmp_path / "qa" / f"fold-{fold}"))[1]["test"] for fold in (1, 2, 3)]
+    articles = [set(table.column("group").to_pylist()) for table in tested]
+    assert sum(map(len, articles)) == len(set.union(*articles)) == ARTICLES  # each article tested once, whole
+    assert described["splits"]["test"]["questions"] == 5 * ARTICLES
+    truth = [answers for table in tested for answers in table.column("label").to_pylist()]
+    runs = [{"seed": 1, "fold": fold, "test": {}, "no_answer_threshold": 0.5,
+             "predictions": [gold[0]["text"] if gold else "" for gold in table.column("label").to_pylist()]}
+            for fold, table in enumerate(tested, 1)]  # fmt: skip
+    [pooled] = pooled_runs(runs, {**described, "task": "qa"}, truth)
+    assert pooled["test"] == {"squad_f1": 1.0, "exact_match": 1.0} and len(pooled["predictions"]) == len(truth)
+    assert [fold["no_answer_threshold"] for fold in pooled["folds"]] == [0.5] * 3
 
 
 # 2. A fine-tuning run
@@ -234,7 +252,9 @@ def test_the_summary_holds_the_runs_and_the_sentence_baseline_with_an_interval_o
     assert list(found["models"]) == ["pretrained", "squad_sentence"]
     compared = found["comparisons"]["squad_sentence"]
     assert compared["metric"] == "squad_f1" and compared["verdict"].startswith("not shown: 3 test groups")
-    assert found["models"]["pretrained"]["runs"][0]["test"] == tuned[1]["test"]
+    ours = found["models"]["pretrained"]["runs"][0]
+    assert ours["test"] == tuned[1]["test"] and ours["no_answer_threshold"] == tuned[1]["no_answer_threshold"]
+    assert found["linear_probe"]["models"]["pretrained"]["runs"][0]["no_answer_threshold"] is not None
     assert list(found["linear_probe"]["models"]) == ["pretrained", "squad_sentence"]
 
 
