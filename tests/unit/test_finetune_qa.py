@@ -8,6 +8,7 @@ import json
 
 import pytest
 from finetune_data import squad_articles, write_squad
+from finetune_jobs import cpu_job
 from helpers import save_tiny_model
 from shape_log import changed_ops, training_step_shapes
 
@@ -52,12 +53,9 @@ def prepared(tiny_data, tmp_path_factory):
     return root, model, root / "qa"
 
 
-def job(prepared, folder, **overrides) -> FinetuneJob:
+def job(prepared, folder, task_dir=None, recipe=RECIPE) -> FinetuneJob:
     _, model, task = prepared
-    settings = {"task_dir": str(task), "name": "pretrained", "kind": "pretrained", "model": model, "seed": 1,
-                "recipe": RECIPE, "rate": "lr-0.005", "eval_batch_size": 8, "backend": "cpu",
-                "checkpoints": str(folder / "checkpoints"), **overrides}  # fmt: skip
-    return FinetuneJob(**settings)
+    return cpu_job(task_dir or task, model, folder, recipe)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet
 import pytest
 from finetune_data import write_conll, write_jsonl
+from finetune_jobs import cpu_job
 from helpers import save_tiny_model
 from seqeval.metrics import accuracy_score, f1_score, precision_score, recall_score
 from shape_log import changed_ops, training_step_shapes
@@ -100,10 +101,7 @@ def prepared(tiny_data, tmp_path_factory):
 
 def job(prepared, folder, **overrides) -> FinetuneJob:
     _, model, task = prepared
-    settings = {"task_dir": str(task), "name": "pretrained", "kind": "pretrained", "model": model, "seed": 1,
-                "recipe": RECIPE, "rate": "lr-0.005", "eval_batch_size": 8, "backend": "cpu",
-                "checkpoints": str(folder / "checkpoints"), **overrides}  # fmt: skip
-    return FinetuneJob(**settings)
+    return cpu_job(task, model, folder, RECIPE, **overrides)
 
 
 @pytest.fixture(scope="module")
