@@ -113,6 +113,36 @@ def write_conll2003_folder(folder: Path, rows: int = 48) -> Path:
     return folder
 
 
+def write_squad_folder(folder: Path, articles: int = 12) -> Path:
+    """`folder` as the Hub's squad_v2 lays it out: a parquet file per split (train, validation) of rows with `id`,
+    `title`, `context`, `question` and `answers` ({text: [...], answer_start: [...]}), made by datasets with the Hub's
+    features from squad_articles' questions."""
+    import datasets
+
+    answers = datasets.Sequence({"text": datasets.Value("string"), "answer_start": datasets.Value("int32")})
+    features = datasets.Features({name: datasets.Value("string") for name in ("id", "title", "context", "question")}
+                                 | {"answers": answers})  # fmt: skip
+    for split, count in (("train", articles), ("validation", articles // 2)):
+        rows = {name: [] for name in features}
+        for article in squad_articles(count)["data"]:
+            paragraph = article["paragraphs"][0]
+            for question in paragraph["qas"]:
+                golds = question["answers"]
+                found = {"id": f"{split}-{question['id']}", "title": article["title"], "context": paragraph["context"],
+                         "question": question["question"], "answers": {"text": [gold["text"] for gold in golds],
+                         "answer_start": [gold["answer_start"] for gold in golds]}}  # fmt: skip
+                for name, value in found.items():
+                    rows[name].append(value)
+        folder.mkdir(parents=True, exist_ok=True)
+        datasets.Dataset.from_dict(rows, features=features).to_parquet(str(folder / f"{split}.parquet"))
+    (folder / "README.md").write_text(
+        "---\nconfigs:\n- config_name: default\n  data_files:\n"
+        + "".join(f"  - split: {split}\n    path: {split}.parquet\n" for split in ("train", "validation"))
+        + "---\n"
+    )
+    return folder
+
+
 def write_csv(path: Path, rows: list[dict]) -> Path:
     import csv
 

@@ -44,12 +44,18 @@ UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chos
 def load_tokenizer(model: str, name: str, options: dict | None = None):
     """The tokenizer of `model` (a folder or a Hub id), the model named `name` in the results, with the problem's
     `options` (problems.py), refused where it is not the model's own (a Hub id's is checked here, a folder's also when
-    the workflow is read: model_folders.py)."""
+    the workflow is read: model_folders.py) or has no fast form."""
     what = f"finetune model {name!r}"
     problem = tokenizer_problem(model, what)
     if problem:
         raise DataError(problem)
     tokenizer = load_named(lambda found: AutoTokenizer.from_pretrained(found, **(options or {})), model, what)
+    if not tokenizer.is_fast:
+        raise DataError(
+            f"finetune model {name!r} ({model}): its tokenizer ({type(tokenizer).__name__}) has no fast form "
+            "(tokenizer.json), which fine-tuning reads every task through (word tagging and question answering need "
+            "its word ids and character offsets), as pretraining's model.init_from does"
+        )
     missing = [role for role in ("cls_token", "mask_token") if getattr(tokenizer, f"{role}_id", None) is None]
     if missing:
         raise DataError(

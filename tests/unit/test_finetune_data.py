@@ -7,7 +7,15 @@ import re
 import numpy as np
 import pyarrow as pa
 import pytest
-from finetune_data import number_rows, pair_rows, write_conll2003_folder, write_csv, write_glue_folder, write_jsonl
+from finetune_data import (
+    number_rows,
+    pair_rows,
+    write_conll2003_folder,
+    write_csv,
+    write_glue_folder,
+    write_jsonl,
+    write_squad_folder,
+)
 
 from snakebert.data.sources import plan_source, read_documents
 from snakebert.errors import DataError
@@ -138,6 +146,24 @@ def test_the_conll2003_preset_reads_a_local_folder_laid_out_like_the_hubs_copy(t
     described = prepare_task(names, str(tmp_path / "names"))
     assert described["labels"] == ["O", "B-NAME", "I-NAME"] and described["tag_scheme"] == "iob2"
     assert sum(split["groups"] for split in described["splits"].values()) == 249  # every speech, none split
+
+
+def test_the_squad_v2_preset_reads_a_local_folder_laid_out_like_the_hubs_copy(tmp_path):
+    """SQuAD v2.0's questions with and without answers, its validation split reported as test (the Hub's test is
+    hidden), validation carved out of train by article, SQuAD's metrics."""
+    folder = write_squad_folder(tmp_path / "squad_v2")
+    task = {**schema_task("hub"), "name": "squad", "preset": "squad_v2", "path": str(folder)}
+    described = prepare_task(task, str(tmp_path / "out"))
+    assert described["problem"] == "extractive_qa" and described["allow_unanswerable"] is True
+    assert described["main_metric"] == "squad_f1" and described["carved"] == ["validation"]
+    assert described["splits"]["test"]["questions"] == 30 and described["splits"]["test"]["unanswerable"] == 6
+    _, splits = read_task_dir(str(tmp_path / "out"))
+    assert splits["test"].column("label")[0].as_py() == [{"text": "committee", "start": 4}]
+    articles = [set(table.column("group").to_pylist()) for table in (splits["train"], splits["validation"])]
+    assert not articles[0] & articles[1] and len(articles[0] | articles[1]) == 12
+    with pytest.raises(DataError, match="has no answer"):  # read as SQuAD v1.1, an unanswerable question is refused
+        prepare_task({**task, "preset": "squad"}, str(tmp_path / "v1"))
+    assert not (tmp_path / "v1").exists()
 
 
 def schema_task(kind: str) -> dict:

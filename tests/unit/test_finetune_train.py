@@ -306,6 +306,22 @@ def test_a_reference_model_without_a_mask_token_is_refused_before_training(prepa
     assert not (tmp_path / "o.json").exists() and not (tmp_path / "checkpoints").exists()
 
 
+def test_a_reference_model_whose_tokenizer_has_no_fast_form_is_refused_by_name_before_training(prepared, tmp_path):
+    """BertJapaneseTokenizer (with its basic word splitter: no extra package) exists only in Python: no word ids and no
+    character offsets, which the tagging and question windows read."""
+    folder = tmp_path / "slow"
+    shutil.copytree(prepared[1], folder, ignore=shutil.ignore_patterns("tokenizer.json"))
+    vocabulary = transformers.AutoTokenizer.from_pretrained(prepared[1]).get_vocab()
+    (folder / "vocab.txt").write_text("".join(f"{token}\n" for token in sorted(vocabulary, key=vocabulary.get)))
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    slow = {"tokenizer_class": "BertJapaneseTokenizer", "word_tokenizer_type": "basic"}
+    (folder / "tokenizer_config.json").write_text(json.dumps({**config, **slow}))
+    said = r"finetune model 'other' \(.*slow\): its tokenizer \(BertJapaneseTokenizer\) has no fast form"
+    with pytest.raises(DataError, match=said):
+        finetune(job(prepared, tmp_path, kind="reference", name="other", model=str(folder)), str(tmp_path / "o.json"))
+    assert not (tmp_path / "o.json").exists() and not (tmp_path / "checkpoints").exists()
+
+
 def test_a_reference_folder_without_tokenizer_files_or_with_too_few_positions_is_refused_before_training(
     prepared, tmp_path
 ):
