@@ -31,7 +31,8 @@ from .model_folders import checked_folder, local_folder, tokenizer_problem, usab
 from .training.base_model import INIT_FROM, base_problems, resolved
 from .training.phases import plan_phases
 from .training.probes import MASK
-from .training.trackers import MLFLOW_SERVER_SCHEMES, TRACKERS
+from .training.tracked_run import MLFLOW_SERVER_SCHEMES
+from .training.trackers import TRACKERS
 
 HUB_REPOS = ("tokenizer_repo", "dataset_repo", "model_repo")
 ADDED = "add_tokens"  # the one tokenizer key of a continued run

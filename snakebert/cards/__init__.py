@@ -13,10 +13,6 @@ def corpus_sources(manifest: Manifest) -> list[str]:
     return list(dict.fromkeys(shard.source for shard in manifest.shards))
 
 
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
 def section(title: str, *paragraphs: str) -> str:
     return "\n\n".join([f"## {title}", *paragraphs])
 

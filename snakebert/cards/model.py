@@ -12,7 +12,8 @@ from ..files.json_files import read_json
 from ..finetune.problems import PROBLEMS
 from ..model_folders import usable_positions
 from ..report.downstream import answered_gains, comparison_rows, folds_text, gain_line, probe_method, rate_text
-from . import bullets, card_text, corpus_sources, markdown_table, plural, section, write_card
+from ..report.wording import plural
+from . import bullets, card_text, corpus_sources, markdown_table, section, write_card
 
 MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)
     "mlm_loss": ("loss", "MLM loss"),

@@ -4,15 +4,12 @@ list of ids per document (one flat buffer and the documents' offsets), a block f
 `block_size` tokens, of the token shard's type. The manifest declares the column and dtype, and the readers check
 each record batch against it."""
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
 
 from ..errors import DataError
-
-if TYPE_CHECKING:
-    from ..data.manifest_view import Manifest
 
 COLUMN = "input_ids"
 UINT16_VOCAB = int(np.iinfo(np.uint16).max)  # the largest vocabulary stored as uint16
@@ -34,7 +31,16 @@ def block_schema(block_size: int, dtype: np.dtype) -> pa.Schema:
     return pa.schema([(COLUMN, pa.list_(pa.from_numpy_dtype(dtype), block_size))])
 
 
-def block_ids(batch: pa.RecordBatch, path, manifest: "Manifest", block_size: int | None = None) -> pa.Array:
+class BlockLayout(Protocol):
+    """What a reader of blocks takes from the manifest (data/manifest_view.Manifest): the column, its dtype, the
+    block size."""
+
+    column: str
+    dtype: str
+    block_size: int
+
+
+def block_ids(batch: pa.RecordBatch, path, manifest: BlockLayout, block_size: int | None = None) -> pa.Array:
     """The flat token ids of a record batch of blocks, refused (naming `path`) unless their block size (the
     manifest's, or the packing's `block_size`) and dtype are the manifest's."""
     blocks = batch.column(manifest.column)

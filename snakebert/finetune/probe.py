@@ -6,26 +6,24 @@ representation-learning papers report it beside fine-tuning. One job per model w
 initialisation draws its weights from each seed, while the pretrained and reference models are the same under every
 seed, so their features are computed once. Features that are not finite (a model whose weights hold nan, or whose
 activations overflow) are refused, never handed to the regression. A question-answering task's probe reads every
-position instead (span_probe.py); the problems table says which (`probed`)."""
-
-from collections.abc import Iterator
+position instead (span_probe.py); the problems table names each problem's (`probe`, a key of PROBES)."""
 
 import numpy as np
 import torch
 from transformers import AutoConfig, AutoModel, set_seed
 from transformers.utils.logging import disable_progress_bar
 
-from ..errors import DataError
 from ..files.json_files import write_json
 from ..machine import machine
 from ..named_loading import load_named
 from .baselines import fitted_on_validation
 from .encoded import EncodedSplit
+from .frozen_states import STRENGTHS, finite, hidden_states
 from .prepare import read_task_dir
 from .problems import PROBLEMS
+from .span_probe import span_probe
 from .train import load_tokenizer
 
-STRENGTHS = (0.001, 0.01, 0.1, 1.0, 10.0)  # logistic regression's C on standardised features; ridge's alpha: 1 / C
 PROTOCOL = "linear_probe"
 
 
@@ -37,35 +35,11 @@ def encoder(kind: str, source: str, seed: int, name: str):
     return load_named(AutoModel.from_pretrained, source, f"finetune model {name!r}").eval()
 
 
-@torch.no_grad()
-def hidden_states(model, split, batch_size: int, device: str) -> Iterator[tuple[int, torch.Tensor, torch.Tensor]]:
-    """Each fixed-size batch of `split` (one shape): its first row, the model's last hidden states and the attention
-    mask."""
-    for start in range(0, len(split), batch_size):
-        batch = [split[index] for index in range(start, start + batch_size)]
-        inputs = {name: torch.stack([item[name] for item in batch]).to(device) for name in split.inputs}
-        yield start, model(**inputs).last_hidden_state, inputs["attention_mask"]
-
-
 def features(model, split: EncodedSplit, batch_size: int, device: str) -> np.ndarray:
     """Each example's features (the mean of its last hidden states over its tokens), or each word's (its first
     piece's last hidden state)."""
     found = [split.kept(hidden, mask, start) for start, hidden, mask in hidden_states(model, split, batch_size, device)]
     return split.unit_features(found)
-
-
-def finite(found: np.ndarray, split: str, name: str, source: str) -> np.ndarray:
-    """`found` (a split's features, a row per example), refused, naming the model and the split, where any is not
-    finite."""
-    bad = int((~np.isfinite(found)).reshape(len(found), -1).any(axis=1).sum())
-    if bad:
-        raise DataError(
-            f"linear probe of finetune model {name!r} ({source}): its features of {bad} of {len(found)} {split} "
-            "examples are not finite (nan or inf), so no regression can be fitted on them: its weights hold values "
-            "that are not finite, or its activations overflow; check the model (the pretrained model: pretraining's "
-            "training_metrics.json and results/eval/metrics.json) and rerun"
-        )
-    return found
 
 
 def pooled_probe(task: dict, tables: dict, splits: dict, model, batch_size: int, device: str, name: str, source: str):
@@ -76,6 +50,9 @@ def pooled_probe(task: dict, tables: dict, splits: dict, model, batch_size: int,
         for split, encoded in splits.items()
     }
     return fitted_on_validation(task, tables, pooled, STRENGTHS, standardised=True)
+
+
+PROBES = {"pooled": pooled_probe, "span": span_probe}  # a problem's `probe`: how its probe reads a frozen model
 
 
 def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: int, batch_size: int, outs: list[str]):
@@ -91,7 +68,7 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
     for seed, out in enumerate(outs, 1):
         if found is None or kind == "random_init":
             model = encoder(kind, source, seed, name).to(device)
-            found = problem.probed(task, tables, splits, model, batch_size, device, name, source)
+            found = PROBES[problem.probe](task, tables, splits, model, batch_size, device, name, source)
         result = {"task": task["task"], "model": name, "kind": kind, "source": source, "seed": seed,
                   "fold": task["fold"], "protocol": PROTOCOL, **found, "machine": machine(device)}  # fmt: skip
         write_json(out, result)

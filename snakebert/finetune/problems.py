@@ -52,8 +52,8 @@ class Problem:
     # unit; None: the problem has none (its BASELINES leave `majority` out)
     linear_model: Callable[[float], object] | None  # TF-IDF's and the pooled linear probe's scikit-learn model at a
     # strength; None: the problem has neither
-    probed: Callable  # (task, tables, splits, frozen model, batch_size, device, name, source) -> the linear probe's
-    # result: the pooled probe (probe.py) or the span probe (span_probe.py)
+    probe: str  # how its linear probe reads a frozen model: "pooled" (an example's or word's features) or "span"
+    # (every position's, span_probe.py): a key of probe.PROBES
     card_task: str  # the Hub's task type of the model card's results
     unit: str  # what an example is, as the report and the card count them
     probe_reads: str  # what the linear probe fits, as the report and the card say it
@@ -226,18 +226,6 @@ def _mean(train: np.ndarray, names: None) -> float:
     return float(train.mean())
 
 
-def _pooled_probe(*args) -> dict:
-    from .probe import pooled_probe
-
-    return pooled_probe(*args)
-
-
-def _span_probe(*args) -> dict:
-    from .span_probe import span_probe
-
-    return span_probe(*args)
-
-
 def _logistic(strength: float):
     from sklearn.linear_model import LogisticRegression
 
@@ -347,7 +335,7 @@ PROBLEMS = {
         resampled=_by_row,
         majority=_most_frequent,
         linear_model=_logistic,
-        probed=_pooled_probe,
+        probe="pooled",
         card_task=TEXTS,
         unit="example",
         probe_reads=f"a logistic regression {POOLED}",
@@ -374,7 +362,7 @@ PROBLEMS = {
         resampled=_by_row,
         majority=_mean,
         linear_model=_ridge,
-        probed=_pooled_probe,
+        probe="pooled",
         card_task=TEXTS,
         unit="example",
         probe_reads=f"a ridge regression {POOLED}",
@@ -401,7 +389,7 @@ PROBLEMS = {
         resampled=_by_sentence_counts,
         majority=_most_frequent,
         linear_model=_logistic,
-        probed=_pooled_probe,
+        probe="pooled",
         card_task="token-classification",
         unit="sentence",
         probe_reads="a logistic regression on each word's first piece's last hidden state",
@@ -428,7 +416,7 @@ PROBLEMS = {
         resampled=_by_question_counts,
         majority=None,  # no answer is right for most questions: its BASELINES leave the majority out
         linear_model=None,  # no TF-IDF; its linear probe is the span probe's two regressions
-        probed=_span_probe,
+        probe="span",
         card_task="question-answering",
         unit="question",
         probe_reads="two logistic regressions on each position's last hidden state, scoring it as an answer's start "

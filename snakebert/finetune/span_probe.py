@@ -8,14 +8,14 @@ Train gives, per window, its labelled start and end positions, its first positio
 answer points) and NEGATIVES other context positions, drawn from the window's index alone (the same for every model
 and seed), so that memory grows with the windows, not with their positions. The held-out splits are scored at every
 position, batch by batch, for every strength at once; the strength is the one whose validation score on the task's
-main metric is best (the first, on ties), as the pooled probe's (probe.py)."""
+main metric is best (the first, on ties), as the pooled probe's (probe.py, which runs both)."""
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from .probe import STRENGTHS, finite, hidden_states
+from .frozen_states import STRENGTHS, finite, hidden_states
 from .qa_windows import QAWindows
 from .train import as_json, predicted, split_scores, with_threshold
 

@@ -3,8 +3,8 @@ min-max over seeds), the baselines, each model's learning rate and how it was ch
 pretraining pay?" from the 95% interval of the gain, and the pretrained model against every other model, each with its
 interval and verdict; then the same for the linear probe of each model's frozen features."""
 
-from ..cards import plural
 from ..finetune.problems import PROBLEMS
+from .wording import plural
 
 
 def probe_method(results: dict) -> str:

@@ -1,7 +1,8 @@
 """Live training curves: the trackers a training job reports to (the config's `tracking` section), one table, as
 the backends are. A run's history lives outside the rules' outputs (under logs/tracking), so that Snakemake's
 deletion of outputs before a rerun never erases it, and only the main process writes it. Nothing here imports a
-tracker: the workflow's parse checks the table without loading one."""
+tracker: the workflow's parse checks the table without loading one. What every tracker is given, and the helpers
+they share, are tracked_run.py's."""
 
 import json
 import os
@@ -11,46 +12,7 @@ from pathlib import Path
 
 from ..config_defaults import schema_defaults
 from ..errors import DataError
-from ..redaction import redact
-
-
-def flat_scalars(settings: dict, prefix: str = "") -> dict:
-    """`settings` as every tracker's hyperparameters (TensorBoard's, W&B's config, MLflow's parameters): nested keys
-    joined by dots; a list or null as its JSON text."""
-    flat = {}
-    for key, value in settings.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(flat_scalars(value, f"{name}."))
-        else:
-            flat[name] = value if isinstance(value, (bool, int, float, str)) else json.dumps(value)
-    return flat
-
-
-HISTORY_ROOT = ("logs", "tracking")  # the folder under which the rules keep every run's history
-
-
-@dataclass(frozen=True)
-class TrackedRun:
-    """What every tracker is given: the run's history folder, its identity (the checkpoint fingerprint, which every
-    segment and every rerun of the same settings shares), its settings (the hyperparameters) and the `tracking`
-    config."""
-
-    folder: Path
-    identity: str
-    settings: dict
-    options: dict
-
-    @property
-    def name(self) -> str:
-        """The run's name in a tracker's list: its folder under logs/tracking (pretrain/<fingerprint>,
-        finetune/{task}/{model}/...; a task or model named `tracking` included), after `tracking.run_name` when that
-        is set."""
-        parts = self.folder.parts
-        anchors = [index + 2 for index in range(len(parts) - 1) if parts[index : index + 2] == HISTORY_ROOT]
-        tail = "/".join(parts[anchors[0] if anchors else len(parts) - 1 :])
-        prefix = self.options.get("run_name")
-        return f"{prefix}/{tail}" if prefix else tail
+from .tracked_run import TrackedRun
 
 
 def tensorboard_history(run: TrackedRun):
@@ -69,22 +31,6 @@ def mlflow_history(run: TrackedRun):
     from .tracking_mlflow import MlflowHistory
 
     return MlflowHistory(run)
-
-
-def unreachable(url: str) -> str | None:
-    """Why `url` gets no HTTP answer from here, through the environment's proxy settings as a tracker's own client
-    goes; None when it answers, whatever the status (a refusal of credentials is an answer). The reason is
-    redacted: an invalid URL's error quotes it."""
-    import urllib.error
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(url, timeout=5):
-            return None
-    except urllib.error.HTTPError:
-        return None
-    except (OSError, ValueError) as error:
-        return redact(str(getattr(error, "reason", error)))
 
 
 def no_start_problem(options: dict) -> str | None:
@@ -116,7 +62,6 @@ TRACKERS = {
     "wandb": Tracker("wandb", "pip install wandb", wandb_history, wandb_start_problem),
     "mlflow": Tracker("mlflow", "pip install mlflow", mlflow_history, mlflow_start_problem),
 }
-MLFLOW_SERVER_SCHEMES = ("http", "https")  # a tracking URI of these is a server's; any other, a local folder
 TRACKING_ENV = "SNAKEBERT_TRACKING"  # the `tracking` config as JSON, which the workflow sets for its jobs
 
 

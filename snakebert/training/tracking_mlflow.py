@@ -13,7 +13,7 @@ from transformers.integrations import MLflowCallback
 
 from ..redaction import credential_parts, redact
 from .logged_steps import SkipsLoggedSteps
-from .trackers import MLFLOW_SERVER_SCHEMES, TrackedRun, flat_scalars, unreachable
+from .tracked_run import MLFLOW_SERVER_SCHEMES, TrackedRun, flat_scalars, unreachable
 
 RUN_TAG = "snakebert_run"  # the tag that holds a run's identity, its checkpoint fingerprint
 PARAMS_PER_CALL = 100  # MLflow's limit on parameters logged in one call

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from transformers.integrations import TensorBoardCallback
 
-from .trackers import flat_scalars
+from .tracked_run import flat_scalars
 
 
 class SegmentHistory(TensorBoardCallback):

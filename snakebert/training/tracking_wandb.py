@@ -12,7 +12,7 @@ from transformers.integrations import WandbCallback
 
 from ..redaction import credential_parts
 from .logged_steps import SkipsLoggedSteps
-from .trackers import TrackedRun, flat_scalars, unreachable
+from .tracked_run import TrackedRun, flat_scalars, unreachable
 
 DEFAULT_HOST = "https://api.wandb.ai"  # where W&B sends a run unless WANDB_BASE_URL says otherwise
 

@@ -18,10 +18,11 @@ from shape_log import changed_ops, training_step_shapes
 
 from snakebert.errors import DataError
 from snakebert.finetune.baselines import majority, run_baselines, word_tags
+from snakebert.finetune.frozen_states import STRENGTHS
 from snakebert.finetune.interval import MIN_GROUPS, NOT_SHOWN
 from snakebert.finetune.job import FinetuneJob
 from snakebert.finetune.prepare import prepare_task, read_task_dir
-from snakebert.finetune.probe import STRENGTHS, probe_model
+from snakebert.finetune.probe import probe_model
 from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.summary import summarize_task
 from snakebert.finetune.tag_metrics import TAG_METRICS

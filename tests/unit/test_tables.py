@@ -15,6 +15,7 @@ from snakebert.finetune.embedded import EMBEDDED_TASKS
 from snakebert.finetune.hub_task import PRESETS
 from snakebert.finetune.metrics import METRICS
 from snakebert.finetune.plan import BASELINE_NAMES
+from snakebert.finetune.probe import PROBES
 from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.tasks import TASK_TYPES
 from snakebert.hub import UPLOADS, upload_plan
@@ -57,6 +58,10 @@ def test_the_schemas_problems_are_the_tables_keys_and_every_metric_measures_one(
 def test_every_problem_has_its_baselines_and_the_reserved_names_are_theirs():
     assert set(BASELINES) == set(PROBLEMS)
     assert {name for found in BASELINES.values() for name in found} == set(BASELINE_NAMES)
+
+
+def test_every_problems_probe_is_a_probe_of_the_table():
+    assert {problem.probe for problem in PROBLEMS.values()} == set(PROBES)
 
 
 def test_the_schemas_architectures_are_the_tables_keys():

@@ -20,7 +20,8 @@ from snakebert.errors import DataError, run_cli
 from snakebert.training.job import TrainingJob
 from snakebert.training.logged_steps import SkipsLoggedSteps
 from snakebert.training.pretrain import pretrain
-from snakebert.training.trackers import TRACKING_ENV, TrackedRun, flat_scalars, job_trackers
+from snakebert.training.tracked_run import TrackedRun, flat_scalars
+from snakebert.training.trackers import TRACKING_ENV, job_trackers
 
 # each history key of a training log entry: its TensorBoard tag (transformers' rewrite_logs: train/ or eval/)
 TAGS = {"loss": "train/loss", "learning_rate": "train/learning_rate", "grad_norm": "train/grad_norm",
