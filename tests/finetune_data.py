@@ -154,12 +154,6 @@ def write_csv(path: Path, rows: list[dict]) -> Path:
     return path
 
 
-def write_jsonl(path: Path, rows: list[dict]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
-
-
 def write_glue_folder(folder: Path, config: str = "mrpc", rows: int = 48) -> Path:
     """`folder` as the Hub's GLUE repository lays out one task: `{config}/{split}-00000-of-00001.parquet` with
     ClassLabel names kept in the files, and a README whose `configs` map the config to its files."""

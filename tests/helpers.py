@@ -37,6 +37,27 @@ TINY_TRAINING = yaml.safe_load((CONFIGS / "tiny-training.yaml").read_text())
 MAX_DOC_CHARS = schema_defaults("clean")["max_doc_chars"]  # the readers' bound on one document
 
 
+def run_script(name: str, *args: str) -> subprocess.CompletedProcess:
+    """One of scripts/ run as its rule runs it, its output captured."""
+    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], capture_output=True, text=True)
+
+
+def files_source(file_format: str, text_column: str = "text") -> dict:
+    """A `files` source entry as the schema fills it in."""
+    return {"name": "corpus", "type": "files", "format": file_format, "text_column": text_column, "shard_mb": 64}
+
+
+def write_arrow(path: Path, table, stream: bool = True, max_chunksize: int | None = None) -> Path:
+    """`table` as an Arrow IPC stream (or file) at `path`."""
+    import pyarrow as pa
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    opener = pa.ipc.new_stream if stream else pa.ipc.new_file
+    with pa.OSFile(str(path), "wb") as sink, opener(sink, table.schema) as writer:
+        writer.write_table(table, max_chunksize=max_chunksize)
+    return path
+
+
 def write_jsonl(path: Path, records) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")

@@ -6,9 +6,11 @@ from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
+from ..architectures import ARCHITECTURE_FACTS
 from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
+from ..finetune.kinds import BASELINE, PRETRAINED, REFERENCE
 from ..finetune.problems import PROBLEMS
 from ..model_folders import usable_positions
 from ..report.downstream import answered_gains, comparison_rows, folds_text, gain_line, probe_method, rate_text
@@ -59,9 +61,7 @@ def mlm_results(evaluation: dict, sources: list[str]) -> list[EvalResult]:
 def downstream_results(task: dict) -> list[EvalResult]:
     """The pretrained model's median over seeds of each metric of `task` (a fine-tuning metrics file)."""
     sections = [task, task["linear_probe"] or {"models": {}}]  # fine-tuned, or probed where nothing was fine-tuned
-    summary = next(
-        m["summary"] for section in sections for m in section["models"].values() if m["kind"] == "pretrained"
-    )
+    summary = next(m["summary"] for section in sections for m in section["models"].values() if m["kind"] == PRETRAINED)
     return [
         EvalResult(
             task_type=PROBLEMS[task["problem"]].card_task,
@@ -87,9 +87,6 @@ def spread(summary: dict | None) -> str:
     return f"{median:.3f}" if low == high else f"{median:.3f} ({low:.3f}–{high:.3f})"
 
 
-ARCHITECTURE_NAMES = {"bert": "BERT", "modernbert": "ModernBERT", "roberta": "RoBERTa", "xlm-roberta": "XLM-RoBERTa"}
-
-
 def description(config: dict, lowercase: bool | None, sources: list[str], base: str | None) -> str:
     """What the model is: its architecture and size, how it was made (from scratch, or continued from `base`) and its
     vocabulary (trained here, or the base's kept)."""
@@ -100,7 +97,7 @@ def description(config: dict, lowercase: bool | None, sources: list[str], base: 
         vocabulary = f"a WordPiece vocabulary of {config['vocab_size']:,} tokens"
         vocabulary += f" ({'lowercased' if lowercase else 'cased'} text)"
     return (
-        f"A {ARCHITECTURE_NAMES[config['model_type']]} masked language model (`{config['architectures'][0]}`) "
+        f"A {ARCHITECTURE_FACTS[config['model_type']].title} masked language model (`{config['architectures'][0]}`) "
         f"{made} by snakebert on "
         f"{', '.join(sources)}: {plural(config['num_hidden_layers'], 'layer')} of width {config['hidden_size']}, "
         f"{plural(config['num_attention_heads'], 'attention head')}, feed-forward size {config['intermediate_size']}, "
@@ -167,7 +164,7 @@ def task_text(task: dict) -> str:
         f"seeds {', '.join(str(seed) for seed in task['seeds'])})"
     )
     rows = [
-        [f"{name} ({model['model']})" if model["kind"] == "reference" else name, model["kind"].replace("_", " ")]
+        [f"{name} ({model['model']})" if model["kind"] == REFERENCE else name, model["kind"].replace("_", " ")]
         + [spread(model["summary"][metric]) for metric in task["metrics"]]
         for name, model in task["models"].items()
     ]
@@ -187,7 +184,7 @@ def probe_text(task: dict) -> str:
     models = [
         f"{name} {spread(model['summary'][metric])}"
         for name, model in probe["models"].items()
-        if model["kind"] != "baseline"
+        if model["kind"] != BASELINE
     ]
     return f"Linear probe ({probe_method(task)}), {metric}: {', '.join(models)}. {answers(probe)}"
 

@@ -8,15 +8,14 @@ from dataclasses import dataclass
 from ..training.backends import GAUDI_CONFIG
 from ..training.job import ARGUMENTS as TRAINING_ARGUMENTS
 from ..training.trackers import job_trackers
-
-KINDS = ("pretrained", "random_init", "reference")
+from .kinds import JOB_KINDS
 
 
 @dataclass(frozen=True)
 class FinetuneJob:
     task_dir: str  # prepare_task's folder
     name: str  # the model's name in the results: pretrained, random or a `finetune.compare` name
-    kind: str  # one of KINDS
+    kind: str  # one of kinds.JOB_KINDS
     model: str  # a model folder or a Hub id (random_init: the folder whose architecture and tokenizer are used)
     seed: int
     recipe: dict  # `finetune.recipe` with the task's own `recipe` over it: its learning_rate may be a grid
@@ -35,7 +34,7 @@ class FinetuneJob:
 ARGUMENTS = {
     "--task": {"required": True, "help": "prepare_task's folder"},
     "--name": {"required": True},
-    "--kind": {"choices": KINDS, "required": True},
+    "--kind": {"choices": JOB_KINDS, "required": True},
     "--model": {"required": True, "help": "a model folder or a Hub id"},
     "--seed": {"type": int, "required": True},
     "--recipe": {"required": True, "help": "the fine-tuning recipe, as JSON"},

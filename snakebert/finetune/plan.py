@@ -4,8 +4,10 @@ remaining seeds) and what each job is given (config_checks.py checks the `finetu
 
 from pathlib import Path
 
+from .kinds import PRETRAINED, RANDOM_INIT, REFERENCE
+
 PRETRAINED_MODEL = "results/model"
-OWN_MODELS = {"pretrained": "pretrained", "random": "random_init"}  # name in the results -> kind
+OWN_MODELS = {"pretrained": PRETRAINED, "random": RANDOM_INIT}  # name in the results -> kind
 BASE = "base"  # the `model.init_from` base as it is, the row a continued run's model is compared with
 # every problem's baselines (baselines.py; a test holds them equal)
 BASELINE_NAMES = ("majority", "tfidf", "word_tags", "squad_sentence")
@@ -25,8 +27,8 @@ def models(finetune: dict, base: str | None = None) -> dict[str, tuple[str, str]
     initialisation, the `model.init_from` base as it is (a continued run), then every `compare` model, in config
     order."""
     own = {name: (kind, PRETRAINED_MODEL) for name, kind in OWN_MODELS.items()}
-    continued = {BASE: ("reference", base)} if base else {}
-    return {**own, **continued, **{entry["name"]: ("reference", entry["model"]) for entry in finetune["compare"]}}
+    continued = {BASE: (REFERENCE, base)} if base else {}
+    return {**own, **continued, **{entry["name"]: (REFERENCE, entry["model"]) for entry in finetune["compare"]}}
 
 
 def model_inputs(source: str) -> list[str]:

@@ -19,6 +19,7 @@ from ..named_loading import load_named
 from .baselines import fitted_on_validation
 from .encoded import EncodedSplit
 from .frozen_states import STRENGTHS, finite, hidden_states
+from .kinds import RANDOM_INIT
 from .prepare import read_task_dir
 from .problems import PROBLEMS
 from .span_probe import span_probe
@@ -29,7 +30,7 @@ PROTOCOL = "linear_probe"
 
 def encoder(kind: str, source: str, seed: int, name: str):
     """The model without any head, in evaluation mode: as saved, or its architecture drawn from `seed`."""
-    if kind == "random_init":
+    if kind == RANDOM_INIT:
         set_seed(seed)
         return AutoModel.from_config(AutoConfig.from_pretrained(source)).eval()
     return load_named(AutoModel.from_pretrained, source, f"finetune model {name!r}").eval()
@@ -66,7 +67,7 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
     device = "cuda" if torch.cuda.is_available() else "cpu"
     found = None
     for seed, out in enumerate(outs, 1):
-        if found is None or kind == "random_init":
+        if found is None or kind == RANDOM_INIT:
             model = encoder(kind, source, seed, name).to(device)
             found = PROBES[problem.probe](task, tables, splits, model, batch_size, device, name, source)
         result = {"task": task["task"], "model": name, "kind": kind, "source": source, "seed": seed,

@@ -16,6 +16,7 @@ from ..files.json_files import read_json, write_json
 from .examples import GROUP, LABEL
 from .folds import pooled_runs, reported_table
 from .interval import LEVEL, RESAMPLES, judged, resampled_scores
+from .kinds import BASELINE
 from .metrics import spread
 from .plan import BASE, OWN_MODELS
 from .problems import PROBLEMS
@@ -110,7 +111,7 @@ def _rate_search(runs: list[dict], grid: list[float], task: dict) -> tuple[float
 
 def _search_settings(models: dict, grid: list[float], metric: str, folds: int | None) -> dict:
     """The grid every model searched, the seeds each rate was tried with, and what chose each model's rate."""
-    searched = [entry["search"][0]["runs"] // (folds or 1) for entry in models.values() if entry["kind"] != "baseline"]
+    searched = [entry["search"][0]["runs"] // (folds or 1) for entry in models.values() if entry["kind"] != BASELINE]
     return {"grid": grid, "search_seeds": max(searched, default=0), "chosen_on": "validation", "metric": metric}
 
 
@@ -171,7 +172,7 @@ def _protocol(task: dict, table, models: dict, predictions: dict, baselines: dic
     predictions = {**predictions}
     for name, scored in baselines.items():
         kept = {key: value for key, value in scored.items() if key not in ("predictions", "fold", "seed")}
-        models[name] = {"kind": "baseline", "model": None, "runs": [{"seed": None, **kept}]}
+        models[name] = {"kind": BASELINE, "model": None, "runs": [{"seed": None, **kept}]}
         predictions[name] = [scored["predictions"]]
     for entry in models.values():
         entry["summary"] = _summarised(entry["runs"], task)

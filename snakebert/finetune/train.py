@@ -32,6 +32,7 @@ from ..training.trainers import EpochOrder, SealedCheckpoints
 from .divergence import LOSS_KEYS, loss_divergence, output_divergence
 from .encoded import EncodedSplit
 from .job import FinetuneJob
+from .kinds import RANDOM_INIT
 from .plan import CHOSEN, folder_rate, learning_rates
 from .prepare import read_task_dir
 from .problems import PROBLEMS
@@ -74,7 +75,7 @@ def load_model(job: FinetuneJob, task: dict):
     problem = PROBLEMS[task["problem"]]
     head, shape = getattr(transformers, problem.head), problem.head_config(task["labels"])
     set_seed(job.seed)
-    if job.kind == "random_init":
+    if job.kind == RANDOM_INIT:
         return head.from_config(AutoConfig.from_pretrained(job.model, **shape))
     return load_named(lambda name: head.from_pretrained(name, **shape), job.model, f"finetune model {job.name!r}")
 

@@ -3,6 +3,7 @@ min-max over seeds), the baselines, each model's learning rate and how it was ch
 pretraining pay?" from the 95% interval of the gain, and the pretrained model against every other model, each with its
 interval and verdict; then the same for the linear probe of each model's frozen features."""
 
+from ..finetune.kinds import BASELINE, KIND_NAMES
 from ..finetune.problems import PROBLEMS
 from .wording import plural
 
@@ -14,9 +15,6 @@ def probe_method(results: dict) -> str:
         f"each model frozen, {reads}, its strength chosen on validation: what the weights hold, with no learning rate "
         "to get wrong"
     )
-
-
-KIND_NAMES = {"random_init": "random init", "reference": "reference", "baseline": "baseline"}  # pretrained: its name
 
 
 def score(spread: dict | None, runs: int = 1) -> str:
@@ -76,7 +74,7 @@ def machine_text(found: dict) -> str:
 def rate_text(results: dict) -> str:
     """Each fine-tuned model's learning rate, and how it was chosen on validation from the grid."""
     search = results["learning_rates"]
-    rates = {name: entry["learning_rate"] for name, entry in results["models"].items() if entry["kind"] != "baseline"}
+    rates = {name: entry["learning_rate"] for name, entry in results["models"].items() if entry["kind"] != BASELINE}
     if len(search["grid"]) == 1:
         return f"{search['grid'][0]:g} for every model (a grid of one rate)"
     searched, seeds = search["search_seeds"], len(results["seeds"])
@@ -167,7 +165,7 @@ def model_rows(results: dict, prefix: str = "") -> list[tuple[str, str]]:
     rows = []
     for name, entry in results["models"].items():
         runs = len(entry["runs"])
-        details = [KIND_NAMES.get(entry["kind"]), f"{runs} seeds" if entry["kind"] != "baseline" else None]
+        details = [KIND_NAMES.get(entry["kind"]), f"{runs} seeds" if entry["kind"] != BASELINE else None]
         label = f"{prefix}{name} ({', '.join(detail for detail in details if detail)})"
         diverged = entry.get("diverged_runs", 0)
         found = ", ".join(score(entry["summary"][metric], runs - diverged) for metric in results["metrics"])
@@ -182,7 +180,7 @@ def model_rows(results: dict, prefix: str = "") -> list[tuple[str, str]]:
 def probe_rows(results: dict) -> list[tuple[str, str]]:
     """The linear probe's models (the baselines are the fine-tuning's rows), its answer and its comparisons."""
     probe = {**results, **results["linear_probe"]}
-    models = {name: entry for name, entry in probe["models"].items() if entry["kind"] != "baseline"}
+    models = {name: entry for name, entry in probe["models"].items() if entry["kind"] != BASELINE}
     return [
         ("linear probe", probe_method(results)),
         *model_rows({**probe, "models": models}, "probe: "),

@@ -6,10 +6,11 @@ at 0, coloured by its verdict (a comparison without an interval shows its differ
 
 from ..errors import DataError
 from ..files.json_files import read_json
+from ..finetune.kinds import BASELINE, PRETRAINED, RANDOM_INIT, REFERENCE
 from .downstream import GAINS
 from .figures import figure, save_svg
 
-KIND_COLOURS = {"pretrained": "C0", "random_init": "C1", "reference": "C2", "baseline": "C7"}
+KIND_COLOURS = {PRETRAINED: "C0", RANDOM_INIT: "C1", REFERENCE: "C2", BASELINE: "C7"}
 VERDICT_COLOURS = {"yes": "#14662a", "no": "#a11"}  # any other verdict (not shown): grey
 NOT_SHOWN = "#777"
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from ..architectures import HPU_ARCHITECTURES
 from ..environment_integers import environment_integer
 
 GAUDI_CONFIG = Path(__file__).resolve().parents[2] / "config" / "gaudi_config.json"
@@ -112,9 +113,6 @@ BACKENDS = {  # in the order `auto` tries them
     "cuda": Backend("gpu", partial(torchrun, gpus=True), ("WORLD_SIZE",), ("RANK",), cuda_trainer, tasks_per_node=True),
     "cpu": Backend(None, torchrun, ("WORLD_SIZE",), ("RANK",), cpu_trainer),  # one rank per node
 }
-
-
-HPU_ARCHITECTURES = ("bert", "roberta", "xlm-roberta")  # optimum-habana's validated encoders among ours
 
 
 def backend_problems(model: dict, backend: str) -> list[str]:

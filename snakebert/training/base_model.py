@@ -8,6 +8,7 @@ imports neither torch nor transformers."""
 
 from pathlib import Path
 
+from ..architectures import ARCHITECTURE_FACTS
 from ..errors import DataError
 from ..files.checksum import files_digest
 from ..model_config_values import config_value_problem
@@ -15,16 +16,8 @@ from ..model_folders import checked_folder, folder_config, remote_code_problem, 
 from ..named_loading import load_named
 
 INIT_FROM = "init_from"
-SUPPORTED = ("bert", "modernbert", "roberta", "xlm-roberta")  # training/model.py's ARCHITECTURES, by model_type
 COMMON = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "max_position_embeddings")
 COMMON += ("initializer_range",)
-BERT_DROPOUTS = {key: key for key in ("hidden_dropout_prob", "attention_probs_dropout_prob")}
-DROPOUTS = {  # the model section's dropout keys, as each architecture's config names them
-    "bert": BERT_DROPOUTS,
-    "modernbert": {"hidden_dropout_prob": "mlp_dropout", "attention_probs_dropout_prob": "attention_dropout"},
-    "roberta": BERT_DROPOUTS,
-    "xlm-roberta": BERT_DROPOUTS,
-}
 
 
 def base_config(name: str) -> dict | None:
@@ -39,15 +32,15 @@ def base_settings(name: str, found: dict) -> dict:
     if problem:
         raise DataError(f"model.init_from {name!r}: {problem}")
     architecture = found.get("model_type")
-    if not isinstance(architecture, str) or architecture not in SUPPORTED:
+    if not isinstance(architecture, str) or architecture not in ARCHITECTURE_FACTS:
         raise DataError(
             f"model.init_from {name!r}: architecture {architecture!r} is not supported; supported: "
-            f"{', '.join(SUPPORTED)}"
+            f"{', '.join(ARCHITECTURE_FACTS)}"
         )
     problem = config_value_problem(found, "config.json")
     if problem:
         raise DataError(f"model.init_from {name!r}: {problem}")
-    keys = {key: key for key in COMMON} | DROPOUTS[architecture]
+    keys = {key: key for key in COMMON} | ARCHITECTURE_FACTS[architecture].dropouts
     missing = sorted(theirs for theirs in keys.values() if theirs not in found)
     if missing:
         raise DataError(f"model.init_from {name!r}: its config has no {', '.join(missing)}")

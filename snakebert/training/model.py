@@ -10,8 +10,9 @@ k masked positions of each block.
   the padding id + 1 more rows than the positions a block can use (514 for 512): `model.max_position_embeddings`
   counts the usable ones, for every architecture.
 
-Adding an architecture is an entry in ARCHITECTURES, the schema's `model.architecture` enum and the tests
-(tests/unit/test_tables.py checks that the enum equals the keys)."""
+Adding an architecture is an entry in ARCHITECTURES, its facts in snakebert/architectures.py (the parse's table,
+without torch), the schema's `model.architecture` enum and the tests (tests/unit/test_tables.py checks that the
+enum and both tables' keys are equal)."""
 
 import json
 from collections.abc import Callable

@@ -4,11 +4,9 @@ numbers, the same bytes from the same inputs, and a damaged input named with no 
 import json
 import re
 import shutil
-import subprocess
-import sys
 
 import pytest
-from helpers import REPO, TINY_TRAINING
+from helpers import TINY_TRAINING, run_script
 from huggingface_hub import DatasetCard, ModelCard
 
 from snakebert.cards.dataset import write_dataset_card
@@ -306,10 +304,6 @@ def test_the_same_inputs_give_byte_identical_cards_without_dates(run):
         text = (run / "first" / card).read_bytes()
         assert text == (run / "second" / card).read_bytes()
         assert not re.search(rb"\d{4}-\d{2}-\d{2}|\d{2}:\d{2}:\d{2}", text), card
-
-
-def run_script(name: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], capture_output=True, text=True)
 
 
 @pytest.mark.parametrize(

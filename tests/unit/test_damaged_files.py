@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import REPO
+from helpers import REPO, run_script
 
 from snakebert.data.tokenizer import load_base
 from snakebert.errors import DataError
@@ -29,10 +29,6 @@ def results(tiny_data, tmp_path):
 
 def truncate(path):
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-
-
-def run_script(name: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], capture_output=True, text=True)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import MAX_DOC_CHARS, REPO, write_jsonl
+from helpers import MAX_DOC_CHARS, REPO, files_source, write_arrow, write_jsonl
 
 import snakebert.data.shards
 from snakebert.data.formats import BATCH_DOCS
@@ -19,11 +19,6 @@ from snakebert.data.sources import plan_source, read_documents
 from snakebert.errors import DataError
 
 TEXTS = ["first document", "second document, with ünïcödé", "third\ndocument on two lines"]
-
-
-def files_source(file_format: str, text_column: str = "text") -> dict:
-    """A `files` source entry as the schema fills it in."""
-    return {"name": "corpus", "type": "files", "format": file_format, "text_column": text_column, "shard_mb": 64}
 
 
 def hub_source(path: str, shards: int = 1, text_column: str = "text") -> dict:
@@ -49,14 +44,6 @@ def read_all(source: dict, files, shard: int = 0) -> list[str | None]:
         assert 0 < len(batch) <= BATCH_DOCS
         texts.extend(batch.to_pylist())
     return texts
-
-
-def write_arrow(path: Path, table: pa.Table, stream: bool, max_chunksize: int | None = None) -> Path:
-    """`table` as an Arrow IPC file (or stream) at `path`."""
-    opener = pa.ipc.new_stream if stream else pa.ipc.new_file
-    with pa.OSFile(str(path), "wb") as sink, opener(sink, table.schema) as writer:
-        writer.write_table(table, max_chunksize=max_chunksize)
-    return path
 
 
 def write_sized(folder: Path, sizes: list[int]) -> list[str]:

@@ -5,6 +5,7 @@ should, and what is not in a table is an error that names it."""
 import pytest
 import yaml
 
+from snakebert.architectures import ARCHITECTURE_FACTS
 from snakebert.config_defaults import SCHEMA
 from snakebert.data.formats import FORMATS, read_files
 from snakebert.data.shards import EMBEDDED_CORPORA
@@ -20,7 +21,6 @@ from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.tasks import TASK_TYPES
 from snakebert.hub import UPLOADS, upload_plan
 from snakebert.training.backends import BACKENDS, cuda_arguments, device_count, rank, resolve_backend, world_size
-from snakebert.training.base_model import SUPPORTED
 from snakebert.training.model import ARCHITECTURES
 from snakebert.training.trackers import TRACKERS
 
@@ -67,7 +67,7 @@ def test_every_problems_probe_is_a_probe_of_the_table():
 def test_the_schemas_architectures_are_the_tables_keys():
     enum = PROPERTIES["model"]["properties"]["architecture"]["enum"]
     assert enum == [*ARCHITECTURES, None]  # None: a continued run's base's (training/base_model.py)
-    assert list(ARCHITECTURES) == list(SUPPORTED)
+    assert list(ARCHITECTURES) == list(ARCHITECTURE_FACTS)
 
 
 def test_the_schemas_trackers_are_the_tables_keys():

@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import REPO, TEST_CONFIG, snakemake, training_config, write_jsonl
+from helpers import REPO, TEST_CONFIG, files_source, snakemake, training_config, write_arrow, write_jsonl
 from shared_builds import copy_build
 from tiny_corpus import DOCS
 
@@ -32,10 +32,6 @@ CLEAN = {
 OUT = Path("results/raw/corpus/shard-00000.arrow")
 STATS = Path("results/raw/corpus/shard-00000.json")
 MANIFEST = "results/dataset/manifest.json"
-
-
-def files_source(file_format: str, text_column: str = "text") -> dict:
-    return {"name": "corpus", "type": "files", "format": file_format, "text_column": text_column, "shard_mb": 64}
 
 
 def ingest(workdir: Path, source: dict, *files: str, clean: dict | None = None) -> subprocess.CompletedProcess:
@@ -93,14 +89,6 @@ def notes_config(workdir: Path, **sections) -> dict:
     write_jsonl(workdir / "corpus" / "notes.jsonl", [{"text": doc} for doc in DOCS])
     source = {"name": "notes", "type": "files", "paths": ["corpus/notes.jsonl"], "format": "jsonl"}
     return tiny_config([source], **sections)
-
-
-def write_arrow(path: Path, table: pa.Table, stream: bool = True) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    opener = pa.ipc.new_stream if stream else pa.ipc.new_file
-    with pa.OSFile(str(path), "wb") as sink, opener(sink, table.schema) as writer:
-        writer.write_table(table)
-    return path
 
 
 def write_parquet(path: Path, table: pa.Table) -> Path:

@@ -1,12 +1,10 @@
 """The report: plots and a summary built by the main command, assembled by `snakemake --report`."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-from helpers import REPO, snakemake
+from helpers import run_script, snakemake
 
 from snakebert.machine import cpu_model, machine
 from snakebert.report import REPORT_FILES
@@ -61,10 +59,6 @@ def test_document_lengths_come_from_the_token_shards(trained):
     manifest = json.loads((trained / "results/dataset/manifest.json").read_text())
     assert len(lengths) == manifest["totals"]["docs"] and lengths.sum() == manifest["totals"]["tokens"]
     assert truncated_share(np.array([10, 600]), 512) == pytest.approx(522 / 610)
-
-
-def run_script(name: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], capture_output=True, text=True)
 
 
 def test_plots_are_byte_identical_from_run_to_run(trained, tmp_path):
