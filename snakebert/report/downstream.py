@@ -177,7 +177,7 @@ def model_rows(results: dict, prefix: str = "") -> list[tuple[str, str]]:
     return rows
 
 
-def probe_rows(results: dict) -> list[tuple[str, str]]:
+def linear_probe_rows(results: dict) -> list[tuple[str, str]]:
     """The linear probe's models (the baselines are the fine-tuning's rows), its answer and its comparisons."""
     probe = {**results, **results["linear_probe"]}
     models = {name: entry for name, entry in probe["models"].items() if entry["kind"] != BASELINE}
@@ -205,4 +205,4 @@ def task_rows(results: dict) -> list[tuple[str, str]]:
     rows.append(("measured on", "; ".join(map(machine_text, results["machines"]))))
     if results["learning_rates"]:
         rows += [*gain_rows(results, "fine-tuned"), *comparison_rows(results)]
-    return rows + (probe_rows(results) if results["linear_probe"] else [])
+    return rows + (linear_probe_rows(results) if results["linear_probe"] else [])

@@ -146,7 +146,7 @@ def share(hits: int, of: int) -> str:
     return f"{hits} of {of} ({hits / of:.0%})"
 
 
-def probe_rows(results: dict) -> list[tuple[str, str]]:
+def fill_mask_rows(results: dict) -> list[tuple[str, str]]:
     """Each prompt (its answers) with its top 5 and whether an answer is in it, then the hit rates and how many
     prompts share the most common top-1 token (a collapsed model answers one token to every prompt)."""
     found = [
@@ -191,7 +191,7 @@ def report_summary(
     sections = {VERDICTS: [row for results in tasks for row in verdict_rows(results)]} if tasks else {}
     sections |= rows(read_manifest(manifest), training, evaluation, projection)
     if probes:
-        sections["Fill-mask probes"] = probe_rows(read_json(probes, "probes file"))
+        sections["Fill-mask probes"] = fill_mask_rows(read_json(probes, "probes file"))
     for results in tasks:
         sections[f"Downstream: {results['task']}"] = task_rows(results)
     body = "".join(

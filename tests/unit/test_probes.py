@@ -11,7 +11,7 @@ from helpers import REPO, save_tiny_model
 from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from snakebert.errors import DataError
-from snakebert.report.summary import probe_rows
+from snakebert.report.summary import fill_mask_rows
 from snakebert.training.probes import answer_ids, fill_mask_probes
 
 PROMPTS = ["the library opens at [MASK] .", "winter storms closed the [MASK] for weeks .", "[MASK] must rest ."]
@@ -85,7 +85,7 @@ def test_the_summary_shows_each_prompt_its_top_5_and_the_collapse(collapsed_dir)
     tops = top_tokens(collapsed_dir)
     runner_up = next(token for token in tops[2][1:] if not token.startswith("##"))
     results = fill_mask_probes(collapsed_dir, asked(["the"], [absent(tops[1])], [runner_up], []))
-    rows = dict(probe_rows(results))
+    rows = dict(fill_mask_rows(results))
     first = results["probes"][0]["predictions"]
     top5 = ", ".join(f"{guess['token']!r} {guess['probability']:.1%}" for guess in first)
     assert rows["the library opens at [MASK] . (the)"] == f"{top5}: hit, top 1"
