@@ -13,9 +13,9 @@ from finetune_data import (
     write_conll2003_folder,
     write_csv,
     write_glue_folder,
-    write_jsonl,
     write_squad_folder,
 )
+from helpers import write_jsonl
 
 from snakebert.data.sources import plan_source, read_documents
 from snakebert.errors import DataError

@@ -10,9 +10,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet
 import pytest
-from finetune_data import write_conll, write_jsonl
+from finetune_data import write_conll
 from finetune_jobs import cpu_job
-from helpers import save_tiny_model
+from helpers import save_tiny_model, write_jsonl
 from seqeval.metrics import accuracy_score, f1_score, precision_score, recall_score
 from shape_log import changed_ops, training_step_shapes
 

@@ -13,8 +13,8 @@ import pyarrow as pa
 import pytest
 import torch
 import transformers
-from finetune_data import WORDS, number_rows, pair_rows, write_csv, write_jsonl
-from helpers import REPO, save_tiny_model
+from finetune_data import WORDS, number_rows, pair_rows, write_csv
+from helpers import REPO, save_tiny_model, write_jsonl
 from shape_log import changed_ops, training_step_shapes
 from tensorboard_history import events, scalars
 from tracker_histories import mlflow_history, mlflow_runs, wandb_history

@@ -19,10 +19,9 @@ from finetune_data import (
     write_conll,
     write_csv,
     write_glue_folder,
-    write_jsonl,
     write_squad,
 )
-from helpers import planned_jobs, snakemake
+from helpers import planned_jobs, snakemake, write_jsonl
 from shared_builds import copy_build
 from tensorboard_history import events, scalars
 
