@@ -10,14 +10,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.errors import run_cli
 from snakebert.files.settings_files import parse_arguments
-from snakebert.finetune.job import KINDS
+from snakebert.finetune.kinds import JOB_KINDS
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--task", required=True, help="prepare_task's folder")
     parser.add_argument("--name", required=True)
-    parser.add_argument("--kind", choices=KINDS, required=True)
+    parser.add_argument("--kind", choices=JOB_KINDS, required=True)
     parser.add_argument("--model", required=True, help="a model folder or a Hub id")
     parser.add_argument("--max-length", type=int, required=True)
     parser.add_argument("--batch-size", type=int, required=True)
