@@ -12,7 +12,6 @@ main metric is best (the first, on ties), as the pooled probe's (probe.py, which
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from .frozen_states import STRENGTHS, finite, hidden_states
@@ -50,22 +49,27 @@ def train_rows(split: QAWindows, model, batch_size: int, device: str, name: str,
     return features, is_start, is_end
 
 
-def regression(strength: float):
-    return make_pipeline(StandardScaler(), LogisticRegression(C=strength, max_iter=2000))
+def fitted(features: np.ndarray, is_start: np.ndarray, is_end: np.ndarray) -> tuple[StandardScaler, list[tuple]]:
+    """The standardisation of the train features, fitted once, and per strength the start and the end regressions on
+    the standardised features."""
+    scaler = StandardScaler().fit(features)
+    scaled = scaler.transform(features)
+
+    def regression(strength: float, labels: np.ndarray) -> LogisticRegression:
+        return LogisticRegression(C=strength, max_iter=2000).fit(scaled, labels)
+
+    return scaler, [(regression(each, is_start), regression(each, is_end)) for each in STRENGTHS]
 
 
-def fitted(features: np.ndarray, is_start: np.ndarray, is_end: np.ndarray) -> list[tuple]:
-    """Per strength, the start and the end regressions on the standardised features."""
-    return [(regression(each).fit(features, is_start), regression(each).fit(features, is_end)) for each in STRENGTHS]
-
-
-def held_out_logits(split: QAWindows, models: list[tuple], model, batch_size: int, device: str, what: tuple) -> list:
+def held_out_logits(split: QAWindows, fit: tuple, model, batch_size: int, device: str, what: tuple) -> list:
     """Per strength, the start and end logits of every window and position of `split`, stacked (windows, positions,
-    2), as a question-answering head gives them. `what`: the split's and the model's names, as errors say them."""
+    2), as a question-answering head gives them; `fit`: fitted's scaler and regressions. `what`: the split's and the
+    model's names, as errors say them."""
+    scaler, models = fit
     found = [[] for _ in models]
     for _, hidden, _ in hidden_states(model, split, batch_size, device):
         states = finite(hidden.float().cpu().numpy(), *what)
-        flat = states.reshape(-1, states.shape[-1])
+        flat = scaler.transform(states.reshape(-1, states.shape[-1]))
         for kept, (start, end) in zip(found, models, strict=True):
             logits = np.stack([start.decision_function(flat), end.decision_function(flat)], axis=-1)
             kept.append(logits.reshape(*states.shape[:2], 2))
@@ -76,9 +80,9 @@ def span_probe(task: dict, tables: dict, splits: dict, model, batch_size: int, d
     """The two regressions fitted on train at each strength, the one that scores validation best kept: its scores on
     every held-out split, its answers on the reported one, its strength and, for SQuAD v2.0, its no-answer
     threshold."""
-    models = fitted(*train_rows(splits["train"], model, batch_size, device, name, source))
+    fit = fitted(*train_rows(splits["train"], model, batch_size, device, name, source))
     held_out = [split for split in splits if split != "train"]
-    logits = {split: held_out_logits(splits[split], models, model, batch_size, device, (split, name, source))
+    logits = {split: held_out_logits(splits[split], fit, model, batch_size, device, (split, name, source))
               for split in held_out}  # fmt: skip
     best = None
     for index, strength in enumerate(STRENGTHS):
