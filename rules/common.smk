@@ -21,10 +21,13 @@ from snakebert.redaction import redact
 from snakebert.report import REPORT_FILES
 from snakebert.training.base_model import INIT_FROM
 from snakebert.training.base_model import resolved as resolved_model
+from snakebert.training.eval_metrics import EVAL_METRICS
+from snakebert.training.fill_mask_results import FILL_MASK_RESULTS
 from snakebert.training.job import evaluation_masking
 from snakebert.training.launch_plan import DEVICE_RESOURCES, job_backend, launch_plan
 from snakebert.training.phases import packing_sizes
 from snakebert.training.trackers import TRACKING_ENV
+from snakebert.training.training_metrics import MODEL_FOLDER
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
 SETTINGS_FILES = Path(".snakemake/snakebert/settings")  # settings too large for a command line
@@ -168,8 +171,8 @@ def arguments_file(arguments):
 
 
 def probe_results():
-    """results/eval/probes.json when `evaluate.probes` lists prompts; none (and no probes job) when it is empty."""
-    return ["results/eval/probes.json"] if config["evaluate"]["probes"] else []
+    """The fill-mask probes' results when `evaluate.probes` lists prompts; none (and no probes job) when it is empty."""
+    return [FILL_MASK_RESULTS] if config["evaluate"]["probes"] else []
 
 
 def masking_json(wildcards):
@@ -352,7 +355,7 @@ def probe_max_length(wildcards):
 
 def final_targets():
     reports = [path for name, path in REPORT_FILES.items() if name != "downstream" or TASKS]
-    targets = ["results/eval/metrics.json", *probe_results(), *finetune_metrics(), *reports]
+    targets = [EVAL_METRICS, *probe_results(), *finetune_metrics(), *reports]
     targets += ["results/cards/model/README.md", "results/cards/dataset/README.md"]
     if config["hub"]["push"]:
         targets.append("results/hub/pushed.json")

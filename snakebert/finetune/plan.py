@@ -4,9 +4,9 @@ remaining seeds) and what each job is given (config_checks.py checks the `finetu
 
 from pathlib import Path
 
+from ..training.training_metrics import MODEL_FOLDER as PRETRAINED_MODEL
 from .kinds import PRETRAINED, RANDOM_INIT, REFERENCE
 
-PRETRAINED_MODEL = "results/model"
 OWN_MODELS = {"pretrained": PRETRAINED, "random": RANDOM_INIT}  # name in the results -> kind
 BASE = "base"  # the `model.init_from` base as it is, the row a continued run's model is compared with
 # every problem's baselines (baselines.py; a test holds them equal)
