@@ -74,11 +74,10 @@ rule choose_rate:
     params:
         script=script("choose_rate.py"),
         code=code("choose_rate.py"),
-        learning_rates=learning_rates_json,
-        arguments=arguments_file({"--search": "search"}),
+        arguments=arguments_file({"--learning-rates": learning_rates_json, "--search": "search"}),
     shell:
-        "python {params.script} --task {input.data}/task.json --learning-rates {params.learning_rates:q}"
-        " --arguments-file {params.arguments} --out {output} > {log} 2>&1"
+        "python {params.script} --task {input.data}/task.json --arguments-file {params.arguments} --out {output}"
+        " > {log} 2>&1"
 
 
 rule linear_probe:

@@ -79,8 +79,9 @@ def finetuned(copied):
 
 def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned):
     workdir, planned = finetuned
-    assert planned == {"all": 1, "prepare_task": 5, "finetune": 18, "linear_probe": 18, "finetune_baselines": 6,
-                       "summarize_finetune": 5, "plot_downstream": 1, "report_summary": 1, "model_card": 1}  # fmt: skip
+    assert planned == {"all": 1, "prepare_task": 5, "finetune": 18, "choose_rate": 15, "linear_probe": 18,
+                       "finetune_baselines": 6, "summarize_finetune": 5, "plot_downstream": 1, "report_summary": 1,
+                       "model_card": 1}  # fmt: skip
     results = {task["name"]: json.loads((workdir / f"results/finetune/{task['name']}/metrics.json").read_text())
                for task in TASKS}  # fmt: skip
     for name, found in results.items():
