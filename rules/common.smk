@@ -16,6 +16,7 @@ from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
 from snakebert.finetune import plan as finetune_plan
+from snakebert.finetune.chosen_file import CHOSEN_FILE
 from snakebert.hub import UPLOADS
 from snakebert.redaction import redact
 from snakebert.report import REPORT_FILES
@@ -309,11 +310,28 @@ def finetune_backend(wildcards, resources):
 
 
 def finetune_search_runs(wildcards):
-    """A chosen run's input: its model's runs at every rate of the grid (none for a run at a rate of the grid)."""
-    if wildcards.rate != finetune_plan.CHOSEN:
-        return []
+    """A model's runs at every rate of the grid, with the search's seeds, on every fold: what choose_rate reads."""
     recipe = task_recipe(wildcards)
     return finetune_plan.search_runs(TASKS[wildcards.task], config["finetune"], recipe, wildcards.model)
+
+
+def finetune_chosen_rate(wildcards):
+    """A chosen run's input: its model's learning-rate choice (none for a run of the search)."""
+    return [CHOSEN_FILE.format(**wildcards)] if wildcards.rate == finetune_plan.CHOSEN else []
+
+
+def finetune_rate_argument(wildcards, input):
+    """The run's rate: one of the grid, as its folder names it, or the choice of its model's search (its file)."""
+    if wildcards.rate == finetune_plan.CHOSEN:
+        return f"--chosen {input.chosen}"
+    return f"--rate {finetune_plan.folder_rate(wildcards.rate)!r}"
+
+
+def finetune_chosen_rates(wildcards):
+    """Every fine-tuned model's learning-rate choice, read by the task's summary."""
+    if "finetune" not in config["finetune"]["protocols"]:
+        return []
+    return [CHOSEN_FILE.format(task=wildcards.task, model=model) for model in FINETUNE_MODELS]
 
 
 def finetune_runs(wildcards):

@@ -21,11 +21,18 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--runs", nargs="*", default=[], help="the fine-tuning results")
     parser.add_argument("--probes", nargs="*", default=[], help="the linear-probe results")
+    parser.add_argument("--chosen", nargs="*", default=[], help="each fine-tuned model's learning-rate choice")
     args = parse_arguments(parser)
     print(
         json.dumps(
             summarize_task(
-                args.task, args.runs, args.probes, json.loads(args.learning_rates), args.baselines, args.out
+                args.task,
+                args.runs,
+                args.probes,
+                json.loads(args.learning_rates),
+                args.baselines,
+                args.out,
+                args.chosen,
             )["pretraining_gain"]
         )
     )

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from finetune_jobs import summarized
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
@@ -137,7 +138,7 @@ def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(
     runs = write_runs(tmp_path, predictions, {"pretrained": [0.6, 0.7, 0.5], "random": [0.5, 0.5, 0.6]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
+    found = summarized(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
     assert list(found["models"]) == ["pretrained", "random", "majority", "tfidf"]
     assert [found["models"][name]["one_class_runs"] for name in ("pretrained", "random", "tfidf")] == [1, 2, None]
     assert found["models"]["pretrained"]["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7, "runs": 3}
@@ -168,9 +169,9 @@ def test_the_verdict_is_no_when_the_interval_lies_below_zero_and_the_summary_is_
     runs = write_runs(tmp_path, predictions, {"pretrained": [0.5, 0.5], "random": [0.6, 0.7]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
+    found = summarized(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
     assert found["pretraining_gain"]["verdict"] == "no" and found["pretraining_gain"]["interval"][1] < 0
-    summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "again.json"))
+    summarized(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "again.json"))
     assert (tmp_path / "again.json").read_bytes() == (tmp_path / "metrics.json").read_bytes()
 
 
@@ -197,7 +198,7 @@ def test_each_model_is_reported_at_the_rate_its_validation_median_chooses_whatev
     found = {}
     for name, test_scores in (("low", (0.1, 0.2)), ("high", (0.9, 0.2))):  # the rate that wins on test changes
         runs = searched(tmp_path / name, predictions, test_scores)
-        found[name] = summarize_task(
+        found[name] = summarized(
             str(party / "task.json"), runs, [], GRID, [str(baselines)], str(tmp_path / f"{name}.json")
         )
     models = found["low"]["models"]
@@ -228,7 +229,17 @@ def test_a_run_at_a_rate_its_search_does_not_choose_is_refused(party, tmp_path):
     run_baselines(str(party), str(baselines))
     with pytest.raises(DataError, match=r"result of 'pretrained', seed 4: it ran at the learning rate 0.001, but its "
                                         r"model's search chooses 0.003 \(rerun it\)"):  # fmt: skip
-        summarize_task(str(party / "task.json"), runs, [], GRID, [str(baselines)], str(tmp_path / "metrics.json"))
+        summarized(str(party / "task.json"), runs, [], GRID, [str(baselines)], str(tmp_path / "metrics.json"))
+    assert not (tmp_path / "metrics.json").exists()
+
+
+def test_a_model_without_its_learning_rate_choice_is_refused_naming_it(party, tmp_path):
+    truth = read_task_dir(str(party))[1]["test"].column("label").to_pylist()
+    runs = write_runs(tmp_path, {"pretrained": truth}, {"pretrained": [0.6]})
+    baselines = tmp_path / "baselines.json"
+    run_baselines(str(party), str(baselines))
+    with pytest.raises(DataError, match=r"^finetune task 'party': no learning-rate choice of 'pretrained' in \[\]$"):
+        summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
     assert not (tmp_path / "metrics.json").exists()
 
 
@@ -256,7 +267,7 @@ def test_a_diverged_run_is_counted_and_never_scored(party, party_baselines, tmp_
     runs = searched(tmp_path / "runs", {"pretrained": truth, "random": [0] * len(truth)}, (0.5, 0.5))
     diverge(next(path for path in runs if path.endswith("pretrained-0.003-3.json")))
     diverge(next(path for path in runs if path.endswith("random-0.003-1.json")), "training loss inf in epoch 1")
-    found = summarize_task(str(party / "task.json"), runs, [], GRID, [party_baselines], str(tmp_path / "metrics.json"))
+    found = summarized(str(party / "task.json"), runs, [], GRID, [party_baselines], str(tmp_path / "metrics.json"))
     ours = found["models"]["pretrained"]
     assert [run.get("diverged") for run in ours["runs"]] == [None, None, "training loss nan in epoch 2"]
     assert ours["diverged_runs"] == 1 and ours["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7,
@@ -278,7 +289,7 @@ def test_a_model_whose_every_rate_diverged_is_refused_naming_it_and_its_rates(pa
                r"\(0.001, 0.003; at 0.001, seed 1: training loss nan in epoch 2\), so no rate has a score to report: "
                r"lower the rates")  # fmt: skip
     with pytest.raises(DataError, match=refusal):
-        summarize_task(str(party / "task.json"), runs, [], GRID, [party_baselines], str(tmp_path / "metrics.json"))
+        summarized(str(party / "task.json"), runs, [], GRID, [party_baselines], str(tmp_path / "metrics.json"))
     assert not (tmp_path / "metrics.json").exists()
 
 
@@ -299,7 +310,7 @@ def test_a_test_split_of_one_example_gives_no_interval_and_says_why(tmp_path):
                                                                                    "random": [0.9, 0.9]})  # fmt: skip
     baselines = tmp_path / "baselines.json"
     run_baselines(str(tmp_path / "data"), str(baselines))
-    found = summarize_task(str(tmp_path / "data/task.json"), runs, [], [3e-3], [str(baselines)],
+    found = summarized(str(tmp_path / "data/task.json"), runs, [], [3e-3], [str(baselines)],
                            str(tmp_path / "metrics.json"))  # fmt: skip
     reason = "not shown: 1 test group, fewer than 6 to resample"
     assert [(each["interval"], each["verdict"]) for each in found["comparisons"].values()] == [(None, reason)] * 3
@@ -374,9 +385,7 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
     )
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(
-        str(party / "task.json"), runs, probes, [3e-3], [str(baselines)], str(tmp_path / "both.json")
-    )
+    found = summarized(str(party / "task.json"), runs, probes, [3e-3], [str(baselines)], str(tmp_path / "both.json"))
     probe = found["linear_probe"]
     assert list(probe["models"]) == ["pretrained", "random", "majority", "tfidf"]
     scored = {"macro_f1": 0.9, "accuracy": 0.9}
@@ -393,7 +402,7 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
     assert rows["did pretraining pay? (linear probe)"].startswith("yes: pretrained minus random init, macro_f1 +0.500")
     assert rows["probe: pretrained (3 seeds)"] == "0.900, 0.900"  # the seeds agree: no range
     assert "probe: majority (baseline)" not in rows and "probe: pretrained against tfidf" in rows
-    alone = summarize_task(str(party / "task.json"), [], probes, [3e-3], [str(baselines)], str(tmp_path / "probe.json"))
+    alone = summarized(str(party / "task.json"), [], probes, [3e-3], [str(baselines)], str(tmp_path / "probe.json"))
     assert alone["learning_rates"] is None and alone["pretraining_gain"] is None and alone["seeds"] == [1, 2, 3]
     assert list(alone["models"]) == ["majority", "tfidf"] and alone["linear_probe"] == probe
     rows = dict(task_rows({**alone, "description": "the party"}))
@@ -426,7 +435,7 @@ def test_folds_are_pooled_seed_by_seed_and_resampled_over_every_group(tmp_path):
                 runs.append(str(tmp_path / f"{name}-{fold}-{seed}.json"))
         baseline_files.append(str(tmp_path / f"baselines-{fold}.json"))
         run_baselines(str(folder / f"fold-{fold}"), baseline_files[-1])
-    found = summarize_task(str(folder / "task.json"), runs, [], [3e-3], baseline_files, str(tmp_path / "metrics.json"))
+    found = summarized(str(folder / "task.json"), runs, [], [3e-3], baseline_files, str(tmp_path / "metrics.json"))
     assert found["folds"] == 3 and found["bootstrap"]["groups"] == 181 and found["splits"]["test"]["examples"] == 1448
     random = found["models"]["random"]["runs"]
     assert [run["seed"] for run in random] == [1, 2] and [run["fold"] for run in random[0]["folds"]] == [1, 2, 3]
@@ -444,7 +453,7 @@ def test_folds_are_pooled_seed_by_seed_and_resampled_over_every_group(tmp_path):
         and "181 test groups, 1,448 examples, 3 folds pooled" in (rows["did pretraining pay? (fine-tuned)"])
     )
     with pytest.raises(DataError, match=r"results of 'party', seed 1: folds \[1, 3\], expected one run of each of"):
-        summarize_task(
+        summarized(
             str(folder / "task.json"),
             [run for run in runs if "-2-1" not in run],
             [],

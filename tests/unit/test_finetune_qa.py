@@ -8,7 +8,7 @@ import json
 
 import pytest
 from finetune_data import squad_articles, write_squad
-from finetune_jobs import cpu_job
+from finetune_jobs import cpu_job, summarized
 from helpers import save_tiny_model
 from shape_log import changed_ops, training_step_shapes
 
@@ -24,7 +24,6 @@ from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.qa_windows import QAWindows
 from snakebert.finetune.span_probe import NEGATIVES, train_positions
 from snakebert.finetune.squad_metrics import QA_METRICS
-from snakebert.finetune.summary import summarize_task
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
 
 ARTICLES = 12
@@ -243,7 +242,7 @@ def test_the_summary_holds_the_runs_and_the_sentence_baseline_with_an_interval_o
     assert all(answer == "" or answer.endswith(".") and answer in context
                for answer, context in zip(answers, contexts, strict=True))  # fmt: skip
     out = root / "metrics.json"
-    found = summarize_task(str(task_dir / "task.json"), [str(tuned[0])], list(map(str, probed)), [5e-3],
+    found = summarized(str(task_dir / "task.json"), [str(tuned[0])], list(map(str, probed)), [5e-3],
                            [str(root / "baselines.json")], str(out))  # fmt: skip
     assert json.loads(out.read_text()) == json.loads(json.dumps(found))
     assert found["problem"] == "extractive_qa" and found["main_metric"] == "squad_f1"
