@@ -9,8 +9,6 @@ from ..errors import DataError
 from . import REBUILD, unreadable
 from .atomic import atomic_path
 
-WANTED = {int: "a non-negative integer", str: "a string", float: "a number", list: "a list"}  # read_fields' types
-
 
 def write_json(path: str | os.PathLike, value) -> None:
     """`value` as indented JSON with a final newline, written atomically."""
@@ -38,6 +36,6 @@ def read_fields(path: str, fields: dict[str, type], what: str = "stats file") ->
         found = value[key]
         if isinstance(found, bool) or not isinstance(found, kind) or (kind is int and found < 0):
             shown = json.dumps(found)[:40]
-            wanted = WANTED[kind]
+            wanted = "a non-negative integer" if kind is int else "a string"
             raise DataError(f"{path}: the {what}'s {key!r} is {shown}, not {wanted}; {REBUILD}")
     return value

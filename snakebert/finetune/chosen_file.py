@@ -1,15 +1,13 @@
 """A model's learning rate chosen on validation, `results/finetune/{task}/runs/{model}/chosen.json`: the rule
 choose_rate writes it once from the model's search runs (rates.py), and the seeds past the search and the task's
-summary read it. A file of another shape is refused, naming the key at fault."""
+summary read it, as one typed view."""
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
-from ..errors import DataError
-from ..files import REBUILD
-from ..files.json_files import read_fields, write_json
+from ..files.json_files import write_json
+from ..files.json_views import as_json, built, read_view
 
 CHOSEN_FILE = "results/finetune/{task}/runs/{model}/chosen.json"
-WHAT = "learning-rate choice"
 
 
 @dataclass(frozen=True)
@@ -32,15 +30,15 @@ class ChosenRate:
     learning_rate: float
     search: tuple[RateTried, ...]
 
+    @classmethod
+    def from_json(cls, data: dict) -> "ChosenRate":
+        return built(cls, data, search=tuple(built(RateTried, tried) for tried in data["search"]))
+
 
 def write_chosen(path: str, chosen: ChosenRate) -> None:
-    write_json(path, asdict(chosen))
+    write_json(path, as_json(chosen))
 
 
 def read_chosen(path: str) -> ChosenRate:
-    found = read_fields(path, {"model": str, "metric": str, "learning_rate": float, "search": list}, WHAT)
-    try:
-        search = tuple(RateTried(**tried) for tried in found["search"])
-    except TypeError as error:
-        raise DataError(f"{path}: the {WHAT}'s 'search' holds a rate of another shape ({error}); {REBUILD}") from None
-    return ChosenRate(found["model"], found["metric"], found["learning_rate"], search)
+    """The choice at `path`; one of another version or program is refused, naming the key at fault."""
+    return read_view(path, "learning-rate choice", ChosenRate)

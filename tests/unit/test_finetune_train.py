@@ -119,12 +119,12 @@ def test_a_chosen_run_takes_the_rate_its_search_chose_on_validation_and_a_rate_o
 
 def test_a_learning_rate_choice_of_another_shape_is_refused_naming_the_key(tmp_path):
     chosen = tmp_path / "chosen.json"
-    chosen.write_text(json.dumps({"model": "pretrained", "metric": "macro_f1", "learning_rate": "3e-3", "search": []}))
-    with pytest.raises(DataError, match=r"chosen.json: the learning-rate choice's 'learning_rate' is \"3e-3\", not a"):
+    chosen.write_text(json.dumps({"model": "pretrained", "learning_rate": 3e-3, "search": []}))
+    with pytest.raises(DataError, match=r"chosen.json: not a learning-rate choice of this workflow \(KeyError\('met"):
         read_chosen(str(chosen))
-    chosen.write_text(json.dumps({"model": "pretrained", "metric": "macro_f1", "learning_rate": 3e-3,
-                                  "search": [{"learning_rate": 3e-3, "runs": 1}]}))  # fmt: skip
-    with pytest.raises(DataError, match=r"chosen.json: the learning-rate choice's 'search' holds a rate of another"):
+    tried = {"learning_rate": 3e-3, "validation": 0.5, "runs": 1.0, "diverged": 0}  # a hand edit: runs 1.0
+    chosen.write_text(json.dumps({"model": "pretrained", "metric": "macro_f1", "learning_rate": 3e-3, "search": [tried]}))
+    with pytest.raises(DataError, match=r"chosen.json: not a learning-rate choice .*'runs' is 1.0, not an integer"):
         read_chosen(str(chosen))
 
 
