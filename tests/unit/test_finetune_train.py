@@ -123,7 +123,9 @@ def test_a_learning_rate_choice_of_another_shape_is_refused_naming_the_key(tmp_p
     with pytest.raises(DataError, match=r"chosen.json: not a learning-rate choice of this workflow \(KeyError\('met"):
         read_chosen(str(chosen))
     tried = {"learning_rate": 3e-3, "validation": 0.5, "runs": 1.0, "diverged": 0}  # a hand edit: runs 1.0
-    chosen.write_text(json.dumps({"model": "pretrained", "metric": "macro_f1", "learning_rate": 3e-3, "search": [tried]}))
+    chosen.write_text(
+        json.dumps({"model": "pretrained", "metric": "macro_f1", "learning_rate": 0.003, "search": [tried]})
+    )
     with pytest.raises(DataError, match=r"chosen.json: not a learning-rate choice .*'runs' is 1.0, not an integer"):
         read_chosen(str(chosen))
 
