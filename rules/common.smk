@@ -9,7 +9,6 @@ SCRIPTS = ROOT / "scripts"
 GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
 
 from snakebert.code_digest import CodeDigests
-from snakebert.config_checks import config_problems
 from snakebert.data import manifest as data_manifest
 from snakebert.data.shards import declared_input, shard_name
 from snakebert.data.sources import plan_source
@@ -17,14 +16,11 @@ from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
 from snakebert.finetune import plan as finetune_plan
 from snakebert.hub import UPLOADS
-from snakebert.redaction import redact
 from snakebert.report import REPORT_FILES
 from snakebert.training.base_model import INIT_FROM
-from snakebert.training.base_model import resolved as resolved_model
 from snakebert.training.job import evaluation_masking
 from snakebert.training.launch_plan import DEVICE_RESOURCES, job_backend, launch_plan
 from snakebert.training.phases import packing_sizes
-from snakebert.training.trackers import TRACKING_ENV
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
 SETTINGS_FILES = Path(".snakemake/snakebert/settings")  # settings too large for a command line
@@ -53,15 +49,9 @@ def plan_shards():
     }
 
 
-for problem in config_problems(config):  # the checks beyond the schema, before any job
-    raise WorkflowError(redact(problem))
-config["model"] = resolved_model(config["model"])  # a folder base's settings in place of null (a Hub base's: the job)
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = refused_as_workflow_error(plan_shards)
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
-# The `tracking` section reaches the training jobs in their environment, not their params: a tracker changes what a
-# run reports, never what it computes, so turning one on or off reruns nothing.
-os.environ[TRACKING_ENV] = json.dumps(config["tracking"])
 FINETUNE_MODELS = finetune_plan.models(config["finetune"], config["model"][INIT_FROM])
 
 
