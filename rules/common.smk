@@ -14,6 +14,7 @@ from snakebert.data.shards import declared_input, shard_name
 from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
+from snakebert.files.tracking_settings import write_tracking_settings
 from snakebert.finetune import plan as finetune_plan
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
@@ -52,6 +53,9 @@ def plan_shards():
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = refused_as_workflow_error(plan_shards)
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
+# The `tracking` section, an input of the training jobs at one path that they declare ancient: a tracker changes what
+# a run reports, never what it computes, so turning one on or off reruns nothing (files/tracking_settings.py).
+TRACKING_FILE = write_tracking_settings(config["tracking"])
 FINETUNE_MODELS = finetune_plan.models(config["finetune"], config["model"][INIT_FROM])
 
 
@@ -205,7 +209,7 @@ def training_command(*options):
             "{params.plan.launch} {params.script} --backend {params.plan.backend} --world-size {params.plan.ranks}"
             " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model:q}"
             " --pretrain {params.pretrain:q} --masking {params.masking:q} --checkpoints {params.checkpoints}"
-            " --gaudi-config {input.gaudi_config:q} --threads {threads} --out {output}",
+            " --gaudi-config {input.gaudi_config:q} --tracking {input.tracking} --threads {threads} --out {output}",
             *options,
             "> {log} 2>&1",
         ]
@@ -213,7 +217,8 @@ def training_command(*options):
 
 
 def training_inputs():
-    """What pretrain and calibrate read: the data set, the tokenizer, the Gaudi config and a `model.init_from` folder."""
+    """What pretrain and calibrate read: the data set, the tokenizer, the Gaudi config, a `model.init_from` folder and
+    the `tracking` section (ancient: a changed one reruns nothing)."""
     return {
         "manifest": "results/dataset/manifest.json",
         "tokenizer": "results/tokenizer",
@@ -221,6 +226,7 @@ def training_inputs():
         "phase_blocks": phase_packings("arrow"),
         "gaudi_config": GAUDI_CONFIG,
         "base": model_base_files(),
+        "tracking": ancient(TRACKING_FILE),
     }
 
 

@@ -3,11 +3,12 @@ architecture from random initialisation, or a reference model), a seed, the reci
 the recipe's grid, or the one the search's runs choose on validation)."""
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..training.backends import GAUDI_CONFIG
 from ..training.job import ARGUMENTS as TRAINING_ARGUMENTS
-from ..training.trackers import job_trackers
+from ..training.job import tracking_fields
+from ..training.trackers import no_tracking
 from .kinds import JOB_KINDS
 
 
@@ -27,8 +28,9 @@ class FinetuneJob:
     threads: int = 0
     gaudi_config: str = str(GAUDI_CONFIG)
     on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
-    trackers: tuple[str, ...] = ()  # the `tracking` config's trackers
-    tracking: str | None = None  # the run's history folder (None: none kept)
+    trackers: tuple[str, ...] = ()  # the trackers of `tracking` that the run reports to
+    tracking: dict = field(default_factory=no_tracking)  # the `tracking` config
+    tracking_dir: str | None = None  # the run's history folder (None: none kept)
 
 
 ARGUMENTS = {
@@ -48,6 +50,7 @@ ARGUMENTS = {
             "--checkpoints",
             "--threads",
             "--gaudi-config",
+            "--tracking",
             "--tracking-dir",
             "--out",
         )
@@ -70,6 +73,5 @@ def job_from(args) -> FinetuneJob:
         checkpoints=args.checkpoints,
         threads=args.threads,
         gaudi_config=args.gaudi_config,
-        trackers=job_trackers(args.tracking_dir),
-        tracking=args.tracking_dir,
+        **tracking_fields(args),
     )
