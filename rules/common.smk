@@ -143,7 +143,7 @@ def evaluation_json(wildcards):
     return json.dumps({key: value for key, value in config["evaluate"].items() if key != "probes"}, sort_keys=True)
 
 
-def probes_file(wildcards):
+def fill_mask_prompts(wildcards):
     """`evaluate.probes` in a file named by its content (settings_files.py): any number of prompts, no long argv."""
     return settings_file(config["evaluate"]["probes"], SETTINGS_FILES)
 
@@ -165,7 +165,7 @@ def arguments_file(arguments):
     return path
 
 
-def probe_results():
+def fill_mask_targets():
     """The fill-mask probes' results when `evaluate.probes` lists prompts; none (and no probes job) when it is empty."""
     return [FILL_MASK_RESULTS] if config["evaluate"]["probes"] else []
 
@@ -369,7 +369,7 @@ def probe_max_length(wildcards):
 
 def final_targets():
     reports = [path for name, path in REPORT_FILES.items() if name != "downstream" or TASKS]
-    targets = [EVAL_METRICS, *probe_results(), *finetune_metrics(), *reports]
+    targets = [EVAL_METRICS, *fill_mask_targets(), *finetune_metrics(), *reports]
     targets += ["results/cards/model/README.md", "results/cards/dataset/README.md"]
     if config["hub"]["push"]:
         targets.append("results/hub/pushed.json")
