@@ -4,7 +4,8 @@ metadata too, under `snakebert`), its block files, and how to read them."""
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..data.manifest import read_manifest
-from ..data.manifest_view import Manifest, Provenance, as_json
+from ..data.manifest_view import Manifest, Provenance
+from ..files.json_views import as_json
 from . import bullets, card_text, corpus_sources, markdown_table, section, write_card
 
 SIZE_CATEGORIES = ("n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M", "10M<n<100M", "100M<n<1B", "1B<n<10B",

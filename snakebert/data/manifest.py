@@ -20,7 +20,8 @@ import numpy as np
 from ..errors import DataError
 from ..files.block_format import COLUMN, ids_dtype
 from ..files.json_files import read_fields, read_json, write_json
-from .manifest_view import Manifest, ValidationRange, as_json, held_out_mask, not_this_workflows
+from ..files.json_views import as_json
+from .manifest_view import Manifest, ValidationRange, held_out_mask, not_this_workflows
 from .special_tokens import SPECIAL_ROLES
 
 FORMAT_VERSION = 3

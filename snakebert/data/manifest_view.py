@@ -1,41 +1,21 @@
 """The manifest as its readers see it: frozen dataclasses, one per part of manifest.json, whose attributes are the
 file's keys (in the file's order), built from the parsed JSON by `Manifest.from_json` and turned back into exactly
-that JSON by `as_json`. read_manifest (manifest.py) returns one; build_manifest writes the JSON itself."""
+that JSON by `as_json` (files/json_views.py). read_manifest (manifest.py) returns one; build_manifest writes the JSON
+itself."""
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import DataError
-
-
-def _built(cls, data: dict, **parts):
-    """`cls` from the JSON object `data`: each field from the key of its name (KeyError where it is missing), or
-    from `parts`, the views of its nested objects; a count, id or size that is not an integer (`37.0`, `true`: a
-    hand edit) is a TypeError naming its key."""
-    values = {field.name: parts[field.name] if field.name in parts else data[field.name] for field in fields(cls)}
-    for field in fields(cls):
-        value = values[field.name]
-        if field.type is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise TypeError(f"its {field.name!r} is {value!r}, not an integer")
-    return cls(**values)
-
-
-def as_json(view):
-    """A view, or a part of one, as the JSON it was built from: objects with their keys in field order, lists."""
-    if is_dataclass(view):
-        return {field.name: as_json(getattr(view, field.name)) for field in fields(view)}
-    if isinstance(view, tuple | list):
-        return [as_json(item) for item in view]
-    if isinstance(view, dict):
-        return {key: as_json(value) for key, value in view.items()}
-    return view
+from ..files import json_views
+from ..files.json_views import built
 
 
 def not_this_workflows(manifest_path: str, error: Exception) -> DataError:
     """The refusal of a manifest with a part missing, or not of the kind this workflow writes (`error` says which)."""
-    return DataError(f"{manifest_path}: not a manifest of this workflow ({error!r}); rerun to rebuild it")
+    return json_views.not_this_workflows(manifest_path, "manifest", error)
 
 
 @dataclass(frozen=True)
@@ -161,27 +141,7 @@ class Manifest:
     def from_json(cls, data: dict) -> "Manifest":
         """The view of a parsed manifest.json; KeyError, TypeError or ValueError where a part is missing or is not
         of its kind (read_manifest names the file)."""
-        split, provenance = data["split"], data["provenance"]
-        commit = provenance["commit"]
-        return _built(
-            cls,
-            data,
-            shards=tuple(_built(ManifestShard, shard) for shard in data["shards"]),
-            totals=_built(Totals, data["totals"]),
-            split=_built(Split, split, validation=tuple(_built(ValidationRange, run) for run in split["validation"])),
-            packing=_built(PackingRules, data["packing"]),
-            special_ids=dict(data["special_ids"]),
-            provenance=_built(
-                Provenance,
-                provenance,
-                libraries=dict(provenance["libraries"]),
-                commit=None if commit is None else _built(Commit, commit),
-            ),
-            packings=tuple(
-                _built(Packing, packing, shards=tuple(_built(PackedShard, shard) for shard in packing["shards"]))
-                for packing in data["packings"]
-            ),
-        )
+        return built(cls, data)
 
     def packing_shards(self, block_size: int) -> tuple[ManifestShard, ...] | tuple[PackedShard, ...]:
         """The shards of the packing of `block_size` (the data set's own, or one of `packings`)."""

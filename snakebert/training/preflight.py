@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..data.manifest_view import Manifest, as_json, not_this_workflows
+from ..data.manifest_view import Manifest, not_this_workflows
 from ..errors import DataError
 from ..files import unreadable
 from ..files.arrow_streams import stream_batches
 from ..files.block_format import block_ids
 from ..files.checksum import sha256
+from ..files.json_views import as_json
 
 
 def _scan(path: Path, manifest: Manifest, block_size: int) -> tuple[int, int]:

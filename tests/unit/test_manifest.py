@@ -23,8 +23,9 @@ from snakebert.data.manifest import (
     validation_ranges,
     write_manifest,
 )
-from snakebert.data.manifest_view import Commit, PackedShard, ValidationRange, as_json
+from snakebert.data.manifest_view import Commit, PackedShard, ValidationRange
 from snakebert.errors import DataError
+from snakebert.files.json_views import as_json
 from snakebert.training.block_dataset import BlockDataset
 
 GOLDEN = json.loads((REPO / "tests/golden/tiny-data.json").read_text())
