@@ -16,6 +16,7 @@ from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
 from snakebert.finetune import plan as finetune_plan
+from snakebert.finetune.metrics_file import METRICS_FILE
 from snakebert.hub import UPLOADS
 from snakebert.redaction import redact
 from snakebert.report import REPORT_FILES
@@ -263,8 +264,8 @@ def hub_uploads_json(wildcards):
 
 
 def finetune_metrics():
-    """Each task's results (results/finetune/{task}/metrics.json), in config order."""
-    return [f"results/finetune/{task}/metrics.json" for task in TASKS]
+    """Each task's results (METRICS_FILE), in config order."""
+    return [METRICS_FILE.format(task=task) for task in TASKS]
 
 
 def task_files(wildcards):

@@ -111,7 +111,7 @@ rule summarize_finetune:
         probes=probe_runs,
         baselines=baseline_results,
     output:
-        "results/finetune/{task}/metrics.json",
+        METRICS_FILE,
     log:
         "logs/finetune/{task}/summarize_finetune.log",
     localrule: True

@@ -24,13 +24,15 @@ def _types(cls) -> dict:
 
 
 def _value(kind, value, name: str):
-    """`value` as the view's `kind` holds it: a dataclass built, a tuple or dict of them; an int that is not one
-    (`37.0`, `true`: a hand edit) or an object that is not one is a TypeError naming its key."""
+    """`value` as the view's `kind` holds it: a dataclass built (where it is not one yet), a tuple or dict of them; an
+    int that is not one (`37.0`, `true`: a hand edit) or an object that is not one is a TypeError naming its key."""
     if isinstance(kind, types.UnionType) and value is None and type(None) in typing.get_args(kind):
         return None
     if isinstance(kind, types.UnionType):
         kind = next(each for each in typing.get_args(kind) if each is not type(None))
     if is_dataclass(kind):
+        if isinstance(value, kind):
+            return value
         if not isinstance(value, dict):
             raise TypeError(f"its {name!r} is {value!r}, not an object")
         return built(kind, value)

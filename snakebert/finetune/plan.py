@@ -7,7 +7,8 @@ from pathlib import Path
 from .kinds import PRETRAINED, RANDOM_INIT, REFERENCE
 
 PRETRAINED_MODEL = "results/model"
-OWN_MODELS = {"pretrained": PRETRAINED, "random": RANDOM_INIT}  # name in the results -> kind
+RANDOM = "random"  # the same architecture from random initialisation, as the results name it
+OWN_MODELS = {"pretrained": PRETRAINED, RANDOM: RANDOM_INIT}  # name in the results -> kind
 BASE = "base"  # the `model.init_from` base as it is, the row a continued run's model is compared with
 # every problem's baselines (baselines.py; a test holds them equal)
 BASELINE_NAMES = ("majority", "tfidf", "word_tags", "squad_sentence")

@@ -10,6 +10,7 @@ from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.atomic import atomic_path
 from ..files.json_files import read_json
+from ..finetune.metrics_file import read_task_metrics
 from ..training.checkpoints import step_ranges
 from .downstream import machine_text, task_rows, verdict_rows
 
@@ -187,13 +188,13 @@ def report_summary(
     training = read_json(str(Path(model_dir) / "training_metrics.json"), "training metrics file")
     evaluation = read_json(eval_metrics, "evaluation metrics file")
     projection = read_json(calibration, "calibration") if calibration and Path(calibration).is_file() else None
-    tasks = [read_json(path, "fine-tuning results file") for path in finetune]
+    tasks = [read_task_metrics(path) for path in finetune]
     sections = {VERDICTS: [row for results in tasks for row in verdict_rows(results)]} if tasks else {}
     sections |= rows(read_manifest(manifest), training, evaluation, projection)
     if probes:
         sections["Fill-mask probes"] = fill_mask_rows(read_json(probes, "probes file"))
     for results in tasks:
-        sections[f"Downstream: {results['task']}"] = task_rows(results)
+        sections[f"Downstream: {results.task}"] = task_rows(results)
     body = "".join(
         f'<tr><th colspan="2">{html.escape(section)}</th></tr>'
         + "".join(

@@ -30,8 +30,8 @@ MODEL_CONFIG = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hid
                 "max_position_embeddings": 32, "vocab_size": 200}  # fmt: skip
 
 
-def summary(median: float, low: float, high: float) -> dict:
-    return {"median": median, "min": low, "max": high}
+def summary(median: float, low: float, high: float, runs: int) -> dict:
+    return {"median": median, "min": low, "max": high, "runs": runs}
 
 
 def task_metrics(name: str, problem: str, metrics: list[str], medians: list[float]) -> dict:
@@ -44,10 +44,13 @@ def task_metrics(name: str, problem: str, metrics: list[str], medians: list[floa
         rate = {"learning_rate": {"pretrained": 3e-3, "random_init": 1e-2}.get(kind, 1e-3)} if seeds[0] else {}
         return {
             "kind": kind,
-            **({"model": path} if path else {}),
+            "model": path,
             **rate,
             "runs": [{"seed": seed, "validation": scores, "test": scores, "best_epoch": 2.0} for seed in seeds],
-            "summary": {metric: summary(value, value - spread, value + spread) for metric, value in scores.items()},
+            "summary": {
+                metric: summary(value, value - spread, value + spread, len(seeds)) for metric, value in scores.items()
+            },
+            "one_class_runs": None,
         }
 
     split = {"examples": 40, "groups": 7, "class_counts": None}
@@ -91,9 +94,11 @@ def task_metrics(name: str, problem: str, metrics: list[str], medians: list[floa
             "interval": [-0.02, 0.15],
             "verdict": NOT_SHOWN,
         },  # fmt: skip
+        "adaptation_gain": None,
         "linear_probe": {
             "models": {"pretrained": model("pretrained", 1.2), "random": model("random_init", 0.9)},
             "comparisons": {},
+            "adaptation_gain": None,
             "pretraining_gain": {
                 "metric": metrics[-1],
                 "median": 0.18,

@@ -1,6 +1,7 @@
 """The task metrics against scikit-learn's and scipy's own calls on fixed inputs, the baselines, and the summary's
 median, spread and pretraining gain, and the intervals and verdicts of its comparisons."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -9,8 +10,10 @@ from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from snakebert.errors import DataError
+from snakebert.files.json_views import as_json
 from snakebert.finetune.baselines import majority, run_baselines
 from snakebert.finetune.metrics import scores, spread
+from snakebert.finetune.metrics_file import task_metrics
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.summary import summarize_task
 from snakebert.report.downstream import task_rows
@@ -108,6 +111,18 @@ def test_the_baselines_score_the_majority_class_and_tfidf(party, tmp_path):
     assert run_baselines(str(party), str(tmp_path / "again.json")) == found
 
 
+def summarized(*args) -> dict:
+    """summarize_task's results (its arguments `args`) as the JSON it wrote, which its file holds byte for byte."""
+    found = as_json(summarize_task(*args))
+    assert Path(args[-1]).read_text() == json.dumps(found, indent=1) + "\n"
+    return found
+
+
+def rows_of(found: dict, description: str) -> dict[str, str]:
+    """The report's rows of the results `found` (their JSON), under another description."""
+    return dict(task_rows(task_metrics(**{**found, "description": description})))
+
+
 def write_runs(folder, predictions: dict[str, list], values: dict[str, list[float]], rate=3e-3, search=True,
                test=None, first_seed=1) -> list[str]:  # fmt: skip
     """Fine-tuning results of each model, one per seed: `values` its scores (on test too, unless `test` gives those),
@@ -137,7 +152,7 @@ def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(
     runs = write_runs(tmp_path, predictions, {"pretrained": [0.6, 0.7, 0.5], "random": [0.5, 0.5, 0.6]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
+    found = summarized(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
     assert list(found["models"]) == ["pretrained", "random", "majority", "tfidf"]
     assert [found["models"][name]["one_class_runs"] for name in ("pretrained", "random", "tfidf")] == [1, 2, None]
     assert found["models"]["pretrained"]["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7, "runs": 3}
@@ -155,7 +170,7 @@ def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(
     assert random["difference"] == pytest.approx(0.1)  # the medians' difference, as the table shows them
     assert "predictions" not in (tmp_path / "metrics.json").read_text()  # the runs' files keep them
     assert found["machines"] == [MACHINE, {**MACHINE, "cpu_capability": "AVX2"}]  # each machine once, as they come
-    rows = dict(task_rows({**found, "description": "the party"}))
+    rows = rows_of(found, "the party")
     assert rows["measured on"] == "Some CPU (AVX512); Some CPU (AVX2)"
     assert rows["did pretraining pay? (fine-tuned)"].startswith("yes: pretrained minus random init, macro_f1 +0.100")
     assert found["linear_probe"] is None and "did pretraining pay? (linear probe)" not in rows
@@ -168,9 +183,9 @@ def test_the_verdict_is_no_when_the_interval_lies_below_zero_and_the_summary_is_
     runs = write_runs(tmp_path, predictions, {"pretrained": [0.5, 0.5], "random": [0.6, 0.7]})
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
+    found = summarized(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
     assert found["pretraining_gain"]["verdict"] == "no" and found["pretraining_gain"]["interval"][1] < 0
-    summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "again.json"))
+    summarized(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "again.json"))
     assert (tmp_path / "again.json").read_bytes() == (tmp_path / "metrics.json").read_bytes()
 
 
@@ -197,7 +212,7 @@ def test_each_model_is_reported_at_the_rate_its_validation_median_chooses_whatev
     found = {}
     for name, test_scores in (("low", (0.1, 0.2)), ("high", (0.9, 0.2))):  # the rate that wins on test changes
         runs = searched(tmp_path / name, predictions, test_scores)
-        found[name] = summarize_task(
+        found[name] = summarized(
             str(party / "task.json"), runs, [], GRID, [str(baselines)], str(tmp_path / f"{name}.json")
         )
     models = found["low"]["models"]
@@ -212,7 +227,7 @@ def test_each_model_is_reported_at_the_rate_its_validation_median_chooses_whatev
     for name in ("pretrained", "random"):
         assert found["high"]["models"][name]["learning_rate"] == models[name]["learning_rate"]
     assert found["high"]["models"]["random"]["summary"] != models["random"]["summary"]  # the test scores did change
-    rows = dict(task_rows({**found["low"], "description": "the party"}))
+    rows = rows_of(found["low"], "the party")
     assert rows["learning rate"] == (
         "chosen per model on the median validation macro_f1 over 1 seed from 0.001, 0.003 "
         "(then run with seeds 2 to 3): pretrained 0.003, random 0.001"
@@ -228,7 +243,7 @@ def test_a_run_at_a_rate_its_search_does_not_choose_is_refused(party, tmp_path):
     run_baselines(str(party), str(baselines))
     with pytest.raises(DataError, match=r"result of 'pretrained', seed 4: it ran at the learning rate 0.001, but its "
                                         r"model's search chooses 0.003 \(rerun it\)"):  # fmt: skip
-        summarize_task(str(party / "task.json"), runs, [], GRID, [str(baselines)], str(tmp_path / "metrics.json"))
+        summarized(str(party / "task.json"), runs, [], GRID, [str(baselines)], str(tmp_path / "metrics.json"))
     assert not (tmp_path / "metrics.json").exists()
 
 
@@ -256,7 +271,7 @@ def test_a_diverged_run_is_counted_and_never_scored(party, party_baselines, tmp_
     runs = searched(tmp_path / "runs", {"pretrained": truth, "random": [0] * len(truth)}, (0.5, 0.5))
     diverge(next(path for path in runs if path.endswith("pretrained-0.003-3.json")))
     diverge(next(path for path in runs if path.endswith("random-0.003-1.json")), "training loss inf in epoch 1")
-    found = summarize_task(str(party / "task.json"), runs, [], GRID, [party_baselines], str(tmp_path / "metrics.json"))
+    found = summarized(str(party / "task.json"), runs, [], GRID, [party_baselines], str(tmp_path / "metrics.json"))
     ours = found["models"]["pretrained"]
     assert [run.get("diverged") for run in ours["runs"]] == [None, None, "training loss nan in epoch 2"]
     assert ours["diverged_runs"] == 1 and ours["summary"]["macro_f1"] == {"median": 0.6, "min": 0.5, "max": 0.7,
@@ -264,7 +279,7 @@ def test_a_diverged_run_is_counted_and_never_scored(party, party_baselines, tmp_
     assert found["models"]["random"]["search"][1] == {"learning_rate": 3e-3, "validation": None, "runs": 1,
                                                       "diverged": 1}  # fmt: skip
     assert found["pretraining_gain"]["runs"] == 2 and found["pretraining_gain"]["verdict"] == "yes"
-    rows = dict(task_rows({**found, "description": "the party"}))
+    rows = rows_of(found, "the party")
     assert rows["pretrained (3 seeds)"].endswith("; 1 of 3 seeds diverged (left out)")
 
 
@@ -278,7 +293,7 @@ def test_a_model_whose_every_rate_diverged_is_refused_naming_it_and_its_rates(pa
                r"\(0.001, 0.003; at 0.001, seed 1: training loss nan in epoch 2\), so no rate has a score to report: "
                r"lower the rates")  # fmt: skip
     with pytest.raises(DataError, match=refusal):
-        summarize_task(str(party / "task.json"), runs, [], GRID, [party_baselines], str(tmp_path / "metrics.json"))
+        summarized(str(party / "task.json"), runs, [], GRID, [party_baselines], str(tmp_path / "metrics.json"))
     assert not (tmp_path / "metrics.json").exists()
 
 
@@ -299,12 +314,12 @@ def test_a_test_split_of_one_example_gives_no_interval_and_says_why(tmp_path):
                                                                                    "random": [0.9, 0.9]})  # fmt: skip
     baselines = tmp_path / "baselines.json"
     run_baselines(str(tmp_path / "data"), str(baselines))
-    found = summarize_task(str(tmp_path / "data/task.json"), runs, [], [3e-3], [str(baselines)],
+    found = summarized(str(tmp_path / "data/task.json"), runs, [], [3e-3], [str(baselines)],
                            str(tmp_path / "metrics.json"))  # fmt: skip
     reason = "not shown: 1 test group, fewer than 6 to resample"
     assert [(each["interval"], each["verdict"]) for each in found["comparisons"].values()] == [(None, reason)] * 3
     assert found["pretraining_gain"]["verdict"] == reason and found["pretraining_gain"]["interval"] is None
-    rows = dict(task_rows({**found, "description": "the pairs"}))
+    rows = rows_of(found, "the pairs")
     assert rows["did pretraining pay? (fine-tuned)"] == (
         f"{reason}: pretrained minus random init, macro_f1 -0.400 (-0.400 to -0.400 over 2 seeds, seed by seed); "
         "no interval (1 test group, 1 example)"
@@ -326,17 +341,27 @@ def test_the_downstream_figure_writes_an_undefined_score_in_its_row_and_shows_ea
 
     from snakebert.report.downstream_plot import plot_downstream
 
-    models = {"pretrained": {"kind": "pretrained", "summary": {"matthews": {"median": 0.2, "min": 0.1, "max": 0.3}}},
-              "majority": {"kind": "baseline", "summary": {"matthews": None}}}  # fmt: skip
+    spread = {"median": 0.2, "min": 0.1, "max": 0.3, "runs": 3}
+    models = {"pretrained": {"kind": "pretrained", "model": "results/model", "runs": [],
+                             "summary": {"matthews": spread}, "one_class_runs": 0},
+              "majority": {"kind": "baseline", "model": None, "runs": [], "summary": {"matthews": None},
+                           "one_class_runs": 0}}  # fmt: skip
     gain = {"metric": "matthews", "median": 0.05, "min": 0.01, "max": 0.09, "runs": 3, "interval": [0.02, 0.08],
             "verdict": "yes"}  # fmt: skip
     undefined = {"metric": "matthews", "difference": None, "interval": None, "verdict": "not shown: no resample "
                  "scored both models"}  # fmt: skip
     probe_gain = {**gain, "median": -0.01, "interval": [-0.06, 0.04], "verdict": "not shown at this test size"}
-    results = {"task": "party", "main_metric": "matthews", "reported_split": "test", "models": models,
-               "learning_rates": {"grid": [1e-3]}, "bootstrap": {"level": 0.95}, "pretraining_gain": gain,
-               "comparisons": {"random": {**gain, "difference": 0.05}, "majority": undefined},
-               "linear_probe": {"pretraining_gain": probe_gain, "comparisons": {"majority": undefined}}}  # fmt: skip
+    results = {"task": "party", "type": "embedded", "description": "the party", "problem": "classification",
+               "labels": ["D", "R"], "main_metric": "matthews", "metrics": ["matthews"], "reported_split": "test",
+               "splits": {}, "folds": None, "seeds": [1, 2, 3],
+               "learning_rates": {"grid": [1e-3], "search_seeds": 1, "chosen_on": "validation", "metric": "matthews"},
+               "models": models, "comparisons": {"random": {"metric": "matthews", "difference": 0.05,
+                                                            "interval": [0.02, 0.08], "verdict": "yes"},
+                                                 "majority": undefined},
+               "pretraining_gain": gain, "adaptation_gain": None, "machines": [],
+               "bootstrap": {"level": 0.95, "resamples": 1000, "groups": 7},
+               "linear_probe": {"models": models, "pretraining_gain": probe_gain, "adaptation_gain": None,
+                                "comparisons": {"majority": undefined}}}  # fmt: skip
     (tmp_path / "metrics.json").write_text(json.dumps(results))
     plot_downstream([str(tmp_path / "metrics.json")], str(tmp_path / "downstream.svg"))
     drawn = (tmp_path / "downstream.svg").read_text()
@@ -374,9 +399,7 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
     )
     baselines = tmp_path / "baselines.json"
     run_baselines(str(party), str(baselines))
-    found = summarize_task(
-        str(party / "task.json"), runs, probes, [3e-3], [str(baselines)], str(tmp_path / "both.json")
-    )
+    found = summarized(str(party / "task.json"), runs, probes, [3e-3], [str(baselines)], str(tmp_path / "both.json"))
     probe = found["linear_probe"]
     assert list(probe["models"]) == ["pretrained", "random", "majority", "tfidf"]
     scored = {"macro_f1": 0.9, "accuracy": 0.9}
@@ -388,15 +411,15 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
     }
     assert probe["pretraining_gain"]["verdict"] == "yes" and found["pretraining_gain"]["verdict"] == "no"
     assert probe["models"]["tfidf"] == found["models"]["tfidf"]
-    rows = dict(task_rows({**found, "description": "the party"}))
+    rows = rows_of(found, "the party")
     assert rows["did pretraining pay? (fine-tuned)"].startswith("no: ")
     assert rows["did pretraining pay? (linear probe)"].startswith("yes: pretrained minus random init, macro_f1 +0.500")
     assert rows["probe: pretrained (3 seeds)"] == "0.900, 0.900"  # the seeds agree: no range
     assert "probe: majority (baseline)" not in rows and "probe: pretrained against tfidf" in rows
-    alone = summarize_task(str(party / "task.json"), [], probes, [3e-3], [str(baselines)], str(tmp_path / "probe.json"))
+    alone = summarized(str(party / "task.json"), [], probes, [3e-3], [str(baselines)], str(tmp_path / "probe.json"))
     assert alone["learning_rates"] is None and alone["pretraining_gain"] is None and alone["seeds"] == [1, 2, 3]
     assert list(alone["models"]) == ["majority", "tfidf"] and alone["linear_probe"] == probe
-    rows = dict(task_rows({**alone, "description": "the party"}))
+    rows = rows_of(alone, "the party")
     assert "did pretraining pay? (fine-tuned)" not in rows and "learning rate" not in rows
     assert rows["did pretraining pay? (linear probe)"].startswith("yes: ")
 
@@ -426,7 +449,7 @@ def test_folds_are_pooled_seed_by_seed_and_resampled_over_every_group(tmp_path):
                 runs.append(str(tmp_path / f"{name}-{fold}-{seed}.json"))
         baseline_files.append(str(tmp_path / f"baselines-{fold}.json"))
         run_baselines(str(folder / f"fold-{fold}"), baseline_files[-1])
-    found = summarize_task(str(folder / "task.json"), runs, [], [3e-3], baseline_files, str(tmp_path / "metrics.json"))
+    found = summarized(str(folder / "task.json"), runs, [], [3e-3], baseline_files, str(tmp_path / "metrics.json"))
     assert found["folds"] == 3 and found["bootstrap"]["groups"] == 181 and found["splits"]["test"]["examples"] == 1448
     random = found["models"]["random"]["runs"]
     assert [run["seed"] for run in random] == [1, 2] and [run["fold"] for run in random[0]["folds"]] == [1, 2, 3]
@@ -438,13 +461,13 @@ def test_folds_are_pooled_seed_by_seed_and_resampled_over_every_group(tmp_path):
     correct = sum(fold["test"]["accuracy"] * len(fold["predictions"]) for fold in fitted)
     assert found["models"]["majority"]["runs"][0]["test"]["accuracy"] == pytest.approx(correct / 1448)
     assert found["pretraining_gain"]["verdict"] == "yes"
-    rows = dict(task_rows({**found, "description": "the party"}))
+    rows = rows_of(found, "the party")
     assert (
         rows["splits"].endswith(", 3 folds pooled")
         and "181 test groups, 1,448 examples, 3 folds pooled" in (rows["did pretraining pay? (fine-tuned)"])
     )
     with pytest.raises(DataError, match=r"results of 'party', seed 1: folds \[1, 3\], expected one run of each of"):
-        summarize_task(
+        summarized(
             str(folder / "task.json"),
             [run for run in runs if "-2-1" not in run],
             [],

@@ -13,6 +13,7 @@ from helpers import save_tiny_model
 from shape_log import changed_ops, training_step_shapes
 
 from snakebert.errors import DataError
+from snakebert.files.json_views import as_json
 from snakebert.finetune.baselines import run_baselines
 from snakebert.finetune.embedded import BLANK
 from snakebert.finetune.folds import pooled_runs
@@ -243,8 +244,8 @@ def test_the_summary_holds_the_runs_and_the_sentence_baseline_with_an_interval_o
     assert all(answer == "" or answer.endswith(".") and answer in context
                for answer, context in zip(answers, contexts, strict=True))  # fmt: skip
     out = root / "metrics.json"
-    found = summarize_task(str(task_dir / "task.json"), [str(tuned[0])], list(map(str, probed)), [5e-3],
-                           [str(root / "baselines.json")], str(out))  # fmt: skip
+    found = as_json(summarize_task(str(task_dir / "task.json"), [str(tuned[0])], list(map(str, probed)), [5e-3],
+                                   [str(root / "baselines.json")], str(out)))  # fmt: skip
     assert json.loads(out.read_text()) == json.loads(json.dumps(found))
     assert found["problem"] == "extractive_qa" and found["main_metric"] == "squad_f1"
     assert found["bootstrap"]["groups"] == 3  # the test split's articles

@@ -17,6 +17,7 @@ from seqeval.metrics import accuracy_score, f1_score, precision_score, recall_sc
 from shape_log import changed_ops, training_step_shapes
 
 from snakebert.errors import DataError
+from snakebert.files.json_views import as_json
 from snakebert.finetune.baselines import majority, run_baselines, word_tags
 from snakebert.finetune.frozen_states import STRENGTHS
 from snakebert.finetune.interval import MIN_GROUPS, NOT_SHOWN
@@ -362,8 +363,8 @@ def test_the_linear_probe_of_a_tagging_task_writes_each_seeds_scores_and_strengt
 def test_the_summary_holds_the_runs_the_baselines_and_the_probe_with_comparisons(prepared, tuned, probed, baselines):
     root, _, task_dir = prepared
     out = root / "metrics.json"
-    found = summarize_task(str(task_dir / "task.json"), [str(tuned[0])], list(map(str, probed)), [5e-3],
-                           [str(baselines[0])], str(out))  # fmt: skip
+    found = as_json(summarize_task(str(task_dir / "task.json"), [str(tuned[0])], list(map(str, probed)), [5e-3],
+                                   [str(baselines[0])], str(out)))  # fmt: skip
     assert json.loads(out.read_text()) == json.loads(json.dumps(found))
     assert found["problem"] == "token_classification" and found["main_metric"] == "entity_f1"
     assert found["tag_scheme"] == "iob2" and "an I- tag after O" in found["entities"]  # how a stray I- is counted
