@@ -13,7 +13,7 @@ from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
 from snakebert.finetune.baselines import majority, run_baselines
 from snakebert.finetune.metrics import scores, spread
-from snakebert.finetune.metrics_file import task_metrics
+from snakebert.finetune.metrics_file import read_task_metrics, task_metrics
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.summary import summarize_task
 from snakebert.report.downstream import task_rows
@@ -112,9 +112,11 @@ def test_the_baselines_score_the_majority_class_and_tfidf(party, tmp_path):
 
 
 def summarized(*args) -> dict:
-    """summarize_task's results (its arguments `args`) as the JSON it wrote, which its file holds byte for byte."""
+    """summarize_task's results (its arguments `args`) as the JSON it wrote, which its file holds byte for byte and
+    its reader reads back whole."""
     found = as_json(summarize_task(*args))
     assert Path(args[-1]).read_text() == json.dumps(found, indent=1) + "\n"
+    assert as_json(read_task_metrics(args[-1])) == found
     return found
 
 

@@ -1,0 +1,104 @@
+"""The files between fine-tuning jobs keep their contract: each has one module (its path pattern, its dataclasses,
+its writer and its reader), no other module of the workflow spells one of its keys, and its reader refuses an older or
+foreign file, naming the file and the field."""
+
+import json
+import re
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+from finetune_data import metrics_json
+from helpers import REPO
+
+from snakebert.errors import DataError
+from snakebert.files.json_views import as_json
+from snakebert.finetune import metrics_file
+from snakebert.finetune.metrics_file import TaskMetrics, read_task_metrics, write_task_metrics
+
+# Per file: its module, its top-level view, and the keys a grep cannot hold to it, each with the reason.
+TASK_JSON_KEYS = "also a key of task.json, which the fine-tuning jobs still read key by key"
+CONTRACTS = {
+    "metrics.json": (
+        metrics_file,
+        TaskMetrics,
+        {
+            "task": "a generic word: a config section's key, a run file's key, a report row",
+            "type": "a generic word: every config entry's type",
+            "description": TASK_JSON_KEYS,
+            "problem": TASK_JSON_KEYS,
+            "labels": "a generic word: the batches' labels (transformers' key)",
+            "metrics": "a generic word: the task config's metrics",
+            "splits": "a generic word: the prepared task's splits, a report row",
+            "folds": "a generic word: the config's split.folds",
+            "seeds": "a generic word: the config's finetune.seeds",
+            "main_metric": TASK_JSON_KEYS,
+            "reported_split": TASK_JSON_KEYS,
+            "tag_scheme": TASK_JSON_KEYS,
+            "linear_probe": "also the config's finetune.linear_probe and the probe jobs' protocol",
+        },
+    ),
+}
+SOURCES = [*sorted((REPO / "snakebert").rglob("*.py")), *sorted((REPO / "scripts").glob("*.py")),
+           *sorted((REPO / "rules").glob("*.smk"))]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", CONTRACTS)
+def test_no_module_but_the_files_own_spells_one_of_its_keys(name):
+    module, view, skipped = CONTRACTS[name]
+    keys = [each.name for each in fields(view)]
+    assert set(skipped) <= set(keys), "a skipped key the file no longer holds"
+    checked = [key for key in keys if key not in skipped]
+    assert len(checked) >= 5, checked  # the test still means something
+    spelled = re.compile(rf"([\"'])(?:{'|'.join(map(re.escape, checked))})\1")
+    found = {
+        str(path.relative_to(REPO)): sorted({match.group(0) for match in spelled.finditer(path.read_text())})
+        for path in SOURCES
+        if path.resolve() != Path(module.__file__).resolve() and spelled.search(path.read_text())
+    }
+    assert found == {}, f"{name}'s keys spelled outside {module.__name__}"
+
+
+@pytest.fixture
+def results(tmp_path):
+    """A task's results written as summarize_finetune writes them."""
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps(metrics_json("party", "classification", ["accuracy", "macro_f1"], [0.6, 0.58])))
+    return path
+
+
+def test_the_results_read_back_whole_and_are_written_again_in_the_files_order(results, tmp_path):
+    found = read_task_metrics(str(results))
+    assert as_json(found) == json.loads(results.read_text())
+    assert found.models["random"].summary["macro_f1"].median == pytest.approx(0.58 * 0.8)
+    write_task_metrics(str(tmp_path / "again.json"), found)
+    again = (tmp_path / "again.json").read_text()
+    assert list(json.loads(again)) == [
+        each.name for each in fields(TaskMetrics) if each.name not in ("tag_scheme", "entities")
+    ]
+    assert read_task_metrics(str(tmp_path / "again.json")) == found
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        (lambda value: value.pop("adaptation_gain"), r"KeyError\('adaptation_gain'\)"),  # an older summary's
+        (lambda value: value["bootstrap"].update(resamples=1000.0), r"its 'resamples' is 1000.0, not an integer"),
+        (lambda value: value.update(learning_rates=[1e-3]), r"its 'learning_rates' is \[0.001\], not an object"),
+        (lambda value: value["models"]["random"].pop("summary"), r"KeyError\('summary'\)"),
+    ],
+)
+def test_an_older_or_edited_results_file_is_refused_naming_the_file_and_the_field(results, edit, named):
+    value = json.loads(results.read_text())
+    edit(value)
+    results.write_text(json.dumps(value))
+    with pytest.raises(DataError, match=rf"{re.escape(str(results))}: not a fine-tuning metrics file of this workflow "
+                                        rf"\(.*{named}"):  # fmt: skip
+        read_task_metrics(str(results))
+
+
+def test_a_foreign_file_is_refused_naming_the_first_field_it_lacks(tmp_path):
+    evaluation = tmp_path / "metrics.json"  # the held-out MLM evaluation's, of the same name
+    evaluation.write_text(json.dumps({"mlm_loss": 4.9, "perplexity": 135.9}))
+    with pytest.raises(DataError, match=r"not a fine-tuning metrics file of this workflow \(KeyError\('task'\)\)"):
+        read_task_metrics(str(evaluation))
