@@ -17,6 +17,7 @@ from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
 from snakebert.finetune import plan as finetune_plan
 from snakebert.finetune.metrics_file import METRICS_FILE
+from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE
 from snakebert.hub import UPLOADS
 from snakebert.redaction import redact
 from snakebert.report import REPORT_FILES

@@ -10,7 +10,7 @@ rule prepare_task:
     input:
         task_files,
     output:
-        directory("results/finetune/{task}/data"),
+        directory(TASK_DATA),
     log:
         "logs/finetune/{task}/prepare_task.log",
     conda:
@@ -25,7 +25,7 @@ rule prepare_task:
 
 rule finetune:
     input:
-        data="results/finetune/{task}/data",
+        data=TASK_DATA,
         model=finetune_model_inputs,
         search=finetune_search_runs,
     output:
@@ -42,7 +42,7 @@ rule finetune:
     params:
         script=script("finetune.py"),
         code=code("finetune.py"),
-        data="results/finetune/{task}/data/{fold}",
+        data=FOLD_DATA,
         kind=finetune_model_kind,
         source=finetune_model_source,
         arguments=arguments_file({"--recipe": run_recipe_json, "--search": "search"}),
@@ -61,7 +61,7 @@ rule finetune:
 
 rule linear_probe:
     input:
-        data="results/finetune/{task}/data",
+        data=TASK_DATA,
         model=finetune_model_inputs,
     output:
         finetune_plan.probe_runs("{task}", config["finetune"], "{model}", "{fold}"),
@@ -75,7 +75,7 @@ rule linear_probe:
     params:
         script=script("linear_probe.py"),
         code=code("linear_probe.py"),
-        data="results/finetune/{task}/data/{fold}",
+        data=FOLD_DATA,
         kind=finetune_model_kind,
         source=finetune_model_source,
         max_length=probe_max_length,
@@ -89,7 +89,7 @@ rule linear_probe:
 
 rule finetune_baselines:
     input:
-        "results/finetune/{task}/data",
+        TASK_DATA,
     output:
         "results/finetune/{task}/{fold}baselines.json",
     log:
@@ -99,14 +99,14 @@ rule finetune_baselines:
     params:
         script=script("finetune_baselines.py"),
         code=code("finetune_baselines.py"),
-        data="results/finetune/{task}/data/{fold}",
+        data=FOLD_DATA,
     shell:
         "python {params.script} --task {params.data} --out {output} > {log} 2>&1"
 
 
 rule summarize_finetune:
     input:
-        data="results/finetune/{task}/data",
+        data=TASK_DATA,
         runs=finetune_runs,
         probes=probe_runs,
         baselines=baseline_results,
@@ -120,6 +120,7 @@ rule summarize_finetune:
     params:
         script=script("summarize_finetune.py"),
         code=code("summarize_finetune.py"),
+        task_file=TASK_FILE,
         arguments=arguments_file(
             {
                 "--baselines": "baselines",
@@ -129,5 +130,5 @@ rule summarize_finetune:
             }
         ),
     shell:
-        "python {params.script} --task {input.data}/task.json --arguments-file {params.arguments} --out {output}"
+        "python {params.script} --task {input.data}/{params.task_file} --arguments-file {params.arguments} --out {output}"
         " > {log} 2>&1"

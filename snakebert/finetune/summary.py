@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..files.json_files import read_json
+from ..files.json_views import as_json
 from .examples import GROUP, LABEL
 from .folds import pooled_runs, reported_table
 from .interval import LEVEL, RESAMPLES, judged, resampled_scores
@@ -24,6 +25,7 @@ from .plan import BASE, OWN_MODELS, RANDOM
 from .problems import PROBLEMS
 from .rates import chosen_rate, diverged_runs, validation_medians
 from .tag_metrics import READING
+from .task_file import read_task_file
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
 
@@ -193,7 +195,7 @@ def summarize_task(
 ) -> TaskMetrics:
     """The fine-tuning runs' summary at the top level (with the baselines), the linear probe's in `linear_probe`
     (`baseline_files`: one per fold, in fold order; one without folds)."""
-    task, machines = read_json(task_file, "task file"), {}
+    task, machines = as_json(read_task_file(task_file)), {}
     table = reported_table(Path(task_file).parent, task)
     truth = table.column(LABEL).to_pylist()
     baselines = _baselines(baseline_files, task, truth)

@@ -1,6 +1,7 @@
 """The files between fine-tuning jobs keep their contract: each has one module (its path pattern, its dataclasses,
-its writer and its reader), no other module of the workflow spells one of its keys, and its reader refuses an older or
-foreign file, naming the file and the field."""
+its writer and its reader), no other module of the workflow spells one of its keys (CONTRACTS: task.json's keys are
+still read key by key by the jobs, so it is not there yet), and its reader refuses an older or foreign file, naming
+the file and the field."""
 
 import json
 import re
@@ -15,6 +16,7 @@ from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
 from snakebert.finetune import metrics_file
 from snakebert.finetune.metrics_file import TaskMetrics, read_task_metrics, write_task_metrics
+from snakebert.finetune.task_file import TASK_FILE, TaskFile, read_task_file, write_task_file
 
 # Per file: its module, its top-level view, and the keys a grep cannot hold to it, each with the reason.
 TASK_JSON_KEYS = "also a key of task.json, which the fine-tuning jobs still read key by key"
@@ -102,3 +104,35 @@ def test_a_foreign_file_is_refused_naming_the_first_field_it_lacks(tmp_path):
     evaluation.write_text(json.dumps({"mlm_loss": 4.9, "perplexity": 135.9}))
     with pytest.raises(DataError, match=r"not a fine-tuning metrics file of this workflow \(KeyError\('task'\)\)"):
         read_task_metrics(str(evaluation))
+
+
+TASK = {"task": "party", "type": "embedded", "description": "the party of a passage of a speech",
+        "problem": "classification", "labels": ["Democratic", "Republican"], "metrics": ["accuracy", "macro_f1"],
+        "main_metric": "accuracy", "text_pair": False, "tag_scheme": None, "allow_unanswerable": None,
+        "reported_split": "test", "carved": ["test", "validation"], "folds": None, "fold": None,
+        "splits": {"train": {"examples": 120, "groups": 7, "sha256": "0" * 64}}}  # fmt: skip
+
+
+def test_a_task_description_reads_back_whole_and_is_written_again_byte_for_byte(tmp_path):
+    (tmp_path / TASK_FILE).write_text(json.dumps(TASK, indent=1) + "\n")
+    found = read_task_file(tmp_path / TASK_FILE)
+    assert found.labels == ("Democratic", "Republican") and found.splits["train"]["examples"] == 120
+    (tmp_path / "again").mkdir()
+    write_task_file(tmp_path / "again", found)
+    assert (tmp_path / "again" / TASK_FILE).read_bytes() == (tmp_path / TASK_FILE).read_bytes()
+    assert list(as_json(found)) == [each.name for each in fields(TaskFile)]
+
+
+@pytest.mark.parametrize(
+    ("edited", "named"),
+    [
+        (lambda task: {key: value for key, value in task.items() if key != "carved"}, r"KeyError\('carved'\)"),
+        (lambda task: {**task, "folds": 3.0}, r"its 'folds' is 3.0, not an integer"),
+        (lambda task: {"mlm_loss": 4.9}, r"KeyError\('task'\)"),  # another file
+    ],
+)
+def test_an_older_edited_or_foreign_task_description_is_refused_naming_the_file_and_the_field(tmp_path, edited, named):
+    path = tmp_path / TASK_FILE
+    path.write_text(json.dumps(edited(TASK)))
+    with pytest.raises(DataError, match=rf"{re.escape(str(path))}: not a task file of this workflow \(.*{named}"):
+        read_task_file(path)
