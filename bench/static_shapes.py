@@ -164,12 +164,12 @@ def held_out(path: str, args, tokenizer, train, validation, seed: int, workdir: 
     metrics = evaluate(str(folder), args.manifest, evaluation, masking)
     losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
     return {
-        "held_out_loss": metrics["mlm_loss"],
+        "held_out_loss": metrics.mlm_loss,
         "held_out_loss_bernoulli": bernoulli_loss(str(folder), args.manifest, evaluation),
-        "masked_token_accuracy": metrics["masked_token_accuracy"],
+        "masked_token_accuracy": metrics.masked_token_accuracy,
         "train_loss_last_5_logs": statistics.mean(losses[-5:]),
-        "validation_blocks": metrics["validation_blocks"],
-        "masked_tokens": metrics["masked_tokens"],
+        "validation_blocks": metrics.validation_blocks,
+        "masked_tokens": metrics.masked_tokens,
     }
 
 

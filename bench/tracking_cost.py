@@ -87,8 +87,8 @@ def main() -> None:
         runs.append(arm)
         metrics = pretrain(job(workdir, arm, args.steps, len(runs)), str(workdir / f"models/run-{len(runs)}"))
         tracker = clock.take()
-        return {"train_seconds": metrics["train_runtime"], "tracker_seconds": tracker,
-                "tracker share": tracker / metrics["train_runtime"]}  # fmt: skip
+        return {"train_seconds": metrics.train_runtime, "tracker_seconds": tracker,
+                "tracker share": tracker / metrics.train_runtime}  # fmt: skip
 
     results = interleaved(ARMS, args.repeats, measure)
     median = {arm: {key: statistics.median(run[key] for run in results[arm]) for key in results[arm][0]}

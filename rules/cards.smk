@@ -1,8 +1,8 @@
 rule model_card:
     input:
-        model="results/model",
+        model=MODEL_FOLDER,
         manifest="results/dataset/manifest.json",
-        metrics="results/eval/metrics.json",
+        metrics=EVAL_METRICS,
         finetune=finetune_metrics(),
     output:
         "results/cards/model/README.md",

@@ -16,6 +16,7 @@ from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
 from snakebert.finetune import plan as finetune_plan
+from snakebert.finetune.chosen_file import CHOSEN_FILE
 from snakebert.finetune.metrics_file import METRICS_FILE
 from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE
 from snakebert.hub import UPLOADS
@@ -23,10 +24,13 @@ from snakebert.redaction import redact
 from snakebert.report import REPORT_FILES
 from snakebert.training.base_model import INIT_FROM
 from snakebert.training.base_model import resolved as resolved_model
+from snakebert.training.eval_metrics import EVAL_METRICS
+from snakebert.training.fill_mask_results import FILL_MASK_RESULTS
 from snakebert.training.job import evaluation_masking
 from snakebert.training.launch_plan import DEVICE_RESOURCES, job_backend, launch_plan
 from snakebert.training.phases import packing_sizes
 from snakebert.training.trackers import TRACKING_ENV
+from snakebert.training.training_metrics import MODEL_FOLDER
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
 SETTINGS_FILES = Path(".snakemake/snakebert/settings")  # settings too large for a command line
@@ -170,8 +174,8 @@ def arguments_file(arguments):
 
 
 def probe_results():
-    """results/eval/probes.json when `evaluate.probes` lists prompts; none (and no probes job) when it is empty."""
-    return ["results/eval/probes.json"] if config["evaluate"]["probes"] else []
+    """The fill-mask probes' results when `evaluate.probes` lists prompts; none (and no probes job) when it is empty."""
+    return [FILL_MASK_RESULTS] if config["evaluate"]["probes"] else []
 
 
 def masking_json(wildcards):
@@ -308,11 +312,28 @@ def finetune_backend(wildcards, resources):
 
 
 def finetune_search_runs(wildcards):
-    """A chosen run's input: its model's runs at every rate of the grid (none for a run at a rate of the grid)."""
-    if wildcards.rate != finetune_plan.CHOSEN:
-        return []
+    """A model's runs at every rate of the grid, with the search's seeds, on every fold: what choose_rate reads."""
     recipe = task_recipe(wildcards)
     return finetune_plan.search_runs(TASKS[wildcards.task], config["finetune"], recipe, wildcards.model)
+
+
+def finetune_chosen_rate(wildcards):
+    """A chosen run's input: its model's learning-rate choice (none for a run of the search)."""
+    return [CHOSEN_FILE.format(**wildcards)] if wildcards.rate == finetune_plan.CHOSEN else []
+
+
+def finetune_rate_argument(wildcards, input):
+    """The run's rate: one of the grid, as its folder names it, or the choice of its model's search (its file)."""
+    if wildcards.rate == finetune_plan.CHOSEN:
+        return f"--chosen {input.chosen}"
+    return f"--rate {finetune_plan.folder_rate(wildcards.rate)!r}"
+
+
+def finetune_chosen_rates(wildcards):
+    """Every fine-tuned model's learning-rate choice, read by the task's summary."""
+    if "finetune" not in config["finetune"]["protocols"]:
+        return []
+    return [CHOSEN_FILE.format(task=wildcards.task, model=model) for model in FINETUNE_MODELS]
 
 
 def finetune_runs(wildcards):
@@ -354,7 +375,7 @@ def probe_max_length(wildcards):
 
 def final_targets():
     reports = [path for name, path in REPORT_FILES.items() if name != "downstream" or TASKS]
-    targets = ["results/eval/metrics.json", *probe_results(), *finetune_metrics(), *reports]
+    targets = [EVAL_METRICS, *probe_results(), *finetune_metrics(), *reports]
     targets += ["results/cards/model/README.md", "results/cards/dataset/README.md"]
     if config["hub"]["push"]:
         targets.append("results/hub/pushed.json")

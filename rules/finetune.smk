@@ -27,7 +27,7 @@ rule finetune:
     input:
         data=TASK_DATA,
         model=finetune_model_inputs,
-        search=finetune_search_runs,
+        chosen=finetune_chosen_rate,
     output:
         "results/finetune/{task}/runs/{model}/{rate}/{fold}seed-{seed}.json",
     log:
@@ -45,18 +45,39 @@ rule finetune:
         data=FOLD_DATA,
         kind=finetune_model_kind,
         source=finetune_model_source,
-        arguments=arguments_file({"--recipe": run_recipe_json, "--search": "search"}),
+        rate=finetune_rate_argument,
+        arguments=arguments_file({"--recipe": run_recipe_json}),
         eval_batch_size=config["finetune"]["eval_batch_size"],
         backend=finetune_backend,
         checkpoints=os.path.join(finetune_plan.CHECKPOINTS, "{task}", "{model}", "{rate}", "{fold}seed-{seed}"),
         gaudi_config=GAUDI_CONFIG,
     shell:
         "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"
-        " --model {params.source:q} --seed {wildcards.seed} --rate {wildcards.rate} --arguments-file {params.arguments}"
+        " --model {params.source:q} --seed {wildcards.seed} {params.rate} --arguments-file {params.arguments}"
         " --eval-batch-size {params.eval_batch_size} --backend {params.backend} --checkpoints {params.checkpoints}"
         " --gaudi-config {params.gaudi_config:q}"
         " --tracking-dir logs/tracking/finetune/{wildcards.task}/{wildcards.model}/{wildcards.rate}/{wildcards.fold}seed-{wildcards.seed}"
         " --threads {threads} --out {output} > {log} 2>&1"
+
+
+rule choose_rate:
+    input:
+        data="results/finetune/{task}/data",
+        search=finetune_search_runs,
+    output:
+        CHOSEN_FILE,
+    log:
+        "logs/finetune/{task}/{model}/choose_rate.log",
+    localrule: True
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("choose_rate.py"),
+        code=code("choose_rate.py"),
+        arguments=arguments_file({"--learning-rates": learning_rates_json, "--search": "search"}),
+    shell:
+        "python {params.script} --task {input.data}/task.json --arguments-file {params.arguments} --out {output}"
+        " > {log} 2>&1"
 
 
 rule linear_probe:
@@ -108,6 +129,7 @@ rule summarize_finetune:
     input:
         data=TASK_DATA,
         runs=finetune_runs,
+        chosen=finetune_chosen_rates,
         probes=probe_runs,
         baselines=baseline_results,
     output:
@@ -126,6 +148,7 @@ rule summarize_finetune:
                 "--baselines": "baselines",
                 "--learning-rates": learning_rates_json,
                 "--runs": "runs",
+                "--chosen": "chosen",
                 "--probes": "probes",
             }
         ),

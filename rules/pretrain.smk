@@ -2,7 +2,7 @@ rule pretrain:
     input:
         **training_inputs(),
     output:
-        directory("results/model"),
+        directory(MODEL_FOLDER),
     log:
         "logs/pretrain.log",
     benchmark:
@@ -20,10 +20,10 @@ rule pretrain:
 
 rule evaluate:
     input:
-        model="results/model",
+        model=MODEL_FOLDER,
         manifest="results/dataset/manifest.json",
     output:
-        "results/eval/metrics.json",
+        EVAL_METRICS,
     log:
         "logs/evaluate.log",
     conda:
@@ -41,9 +41,9 @@ rule evaluate:
 
 rule fill_mask_probes:
     input:
-        model="results/model",
+        model=MODEL_FOLDER,
     output:
-        "results/eval/probes.json",
+        FILL_MASK_RESULTS,
     log:
         "logs/fill_mask_probes.log",
     conda:

@@ -24,8 +24,8 @@ rule plot_data:
 
 rule plot_training:
     input:
-        model="results/model",
-        metrics="results/eval/metrics.json",
+        model=MODEL_FOLDER,
+        metrics=EVAL_METRICS,
     output:
         report(
             REPORT_FILES["training"],
@@ -69,8 +69,8 @@ rule plot_downstream:
 rule report_summary:
     input:
         manifest="results/dataset/manifest.json",
-        model="results/model",
-        metrics="results/eval/metrics.json",
+        model=MODEL_FOLDER,
+        metrics=EVAL_METRICS,
         probes=probe_results(),
         finetune=finetune_metrics(),
     output:

@@ -8,7 +8,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
-from snakebert.files.json_files import write_json
+from snakebert.files.json_views import as_json
+from snakebert.training.eval_metrics import write_eval_metrics
 from snakebert.training.evaluate import evaluate
 
 
@@ -22,8 +23,8 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     metrics = evaluate(args.model, args.manifest, json.loads(args.evaluate), json.loads(args.masking), args.threads)
-    write_json(args.out, metrics)
-    print(json.dumps(metrics))
+    write_eval_metrics(args.out, metrics)
+    print(json.dumps(as_json(metrics)))
 
 
 if __name__ == "__main__":

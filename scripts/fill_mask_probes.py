@@ -8,7 +8,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
-from snakebert.files.json_files import read_json, write_json
+from snakebert.files.json_files import read_json
+from snakebert.files.json_views import as_json
+from snakebert.training.fill_mask_results import write_fill_mask_results
 from snakebert.training.probes import fill_mask_probes
 
 
@@ -20,8 +22,8 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     results = fill_mask_probes(args.model, read_json(args.probes, "probes file"), args.threads)
-    write_json(args.out, results)
-    print(json.dumps(results))
+    write_fill_mask_results(args.out, results)
+    print(json.dumps(as_json(results)))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
+from snakebert.files.json_views import as_json
 from snakebert.training.job import ARGUMENTS, job_from
 from snakebert.training.pretrain import pretrain
 
@@ -18,7 +19,7 @@ def main() -> None:
     for flag, options in ARGUMENTS.items():
         parser.add_argument(flag, **options)
     args = parser.parse_args()
-    print(json.dumps(pretrain(job_from(args), args.out)))
+    print(json.dumps(as_json(pretrain(job_from(args), args.out))))
 
 
 if __name__ == "__main__":

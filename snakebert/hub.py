@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 
 from .errors import DataError, first_line
+from .training.training_metrics import MODEL_FOLDER
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ UPLOADS = {
         ("results/dataset/manifest.json", "results/blocks/{source}/{shard}.arrow"),
         "results/cards/dataset/README.md",
     ),
-    "model": Upload("model_repo", "model", "results/model", ("results/model",), "results/cards/model/README.md"),
+    "model": Upload("model_repo", "model", MODEL_FOLDER, (MODEL_FOLDER,), "results/cards/model/README.md"),
 }
 
 

@@ -4,6 +4,7 @@ built by the library's own functions, and real snakemake runs in a temporary wor
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,25 @@ CORES = 1 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1 else 2
 TEST_CONFIG = yaml.safe_load((CONFIGS / "tiny-data.yaml").read_text())
 TINY_TRAINING = yaml.safe_load((CONFIGS / "tiny-training.yaml").read_text())
 MAX_DOC_CHARS = schema_defaults("clean")["max_doc_chars"]  # the readers' bound on one document
+# The training metrics and the evaluation metrics of a tiny two-phase run, as pretrain and evaluate write them
+TRAINING_METRICS = {
+    "backend": "cpu", "world_size": 1, "global_batch_size": 8, "steps": 60, "resumed_from": None,
+    "train_runtime": 3.5, "train_samples_per_second": 137.1, "train_tokens_per_second": 2193.6,
+    "initial_loss": 5.31, "final_loss": 4.87, "final_eval_loss": 4.9,
+    "phases": [{"phase": 1, "block_size": 8, "first_step": 1, "last_step": 40, "global_batch_size": 16,
+                "predictions_per_block": 1, "peak_learning_rate": 0.001, "trained_here": True, "train_runtime": 2.0,
+                "train_samples_per_second": 320.0, "train_tokens_per_second": 2560.0},
+               {"phase": 2, "block_size": 16, "first_step": 41, "last_step": 60, "global_batch_size": 8,
+                "predictions_per_block": 2, "peak_learning_rate": 0.001, "trained_here": True, "train_runtime": 1.5,
+                "train_samples_per_second": 106.7, "train_tokens_per_second": 1706.7}],
+    "segments": [{"first_step": 1, "last_step": 60}], "init_from": None, "history": "runs",
+}  # fmt: skip
+EVAL_METRICS = {
+    "validation_blocks": 4, "masked_tokens": 8, "mlm_loss": 4.912345678901234, "perplexity": 135.9734911,
+    "masked_token_accuracy": 0.125, "chance_accuracy": 0.005, "most_frequent_token_accuracy": 0.0625,
+    "masking_seed": 1234, "predictions_per_block": 2,
+    "machine": {"cpu": "a CPU", "cpu_capability": "AVX2", "backend": "cpu", "accelerator": None},
+}  # fmt: skip
 
 
 def run_script(name: str, *args: str) -> subprocess.CompletedProcess:
@@ -272,3 +292,20 @@ def save_tiny_model(tokenizer_dir, folder, the_bias: float = 0.0) -> str:
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
+
+
+def workflow_sources() -> dict[Path, str]:
+    """Every module of the package, every script, the Snakefile and every rule file, with its text."""
+    paths = [*(REPO / "snakebert").rglob("*.py"), *(REPO / "scripts").glob("*.py"), *(REPO / "rules").glob("*.smk")]
+    return {path: path.read_text() for path in [*paths, REPO / "Snakefile"]}
+
+
+def spelled_elsewhere(module, names) -> dict[str, list[str]]:
+    """Each of `names` that a workflow source other than `module` holds as a quoted string, and where."""
+    own = Path(module.__file__).resolve()
+    sources = {path: text for path, text in workflow_sources().items() if path.resolve() != own}
+    found = {
+        name: [str(path.relative_to(REPO)) for path, text in sources.items() if re.search(f"[\"']{name}[\"']", text)]
+        for name in names
+    }
+    return {name: paths for name, paths in found.items() if paths}

@@ -16,13 +16,10 @@ from ..finetune.problems import PROBLEMS
 from ..model_folders import usable_positions
 from ..report.downstream import answered_gains, comparison_rows, folds_text, gain_line, probe_method, rate_text
 from ..report.wording import plural
+from ..training.eval_metrics import EvalMetrics, read_eval_metrics
+from ..training.training_metrics import MODEL_FOLDER, PhaseRecord, TrainingMetrics, read_training_metrics
 from . import bullets, card_text, corpus_sources, markdown_table, section, write_card
 
-MLM_METRICS = {  # evaluation metrics key: (model-index metric type, metric name)
-    "mlm_loss": ("loss", "MLM loss"),
-    "perplexity": ("perplexity", "perplexity"),
-    "masked_token_accuracy": ("accuracy", "masked-token accuracy"),
-}
 PACKING = (
     "Every document is tokenized whole (`[CLS] ... [SEP]`, never truncated); the documents of a shard are concatenated "
     "in corpus order and cut into blocks, and each shard's last partial block is dropped."
@@ -31,18 +28,27 @@ DOWNSTREAM = (
     "The model fine-tuned on each task, beside the same architecture from random initialisation, reference models "
     "and non-neural baselines: the median over seeds, with the min-max in brackets."
 )
-USAGE = """```python
+USAGE = f"""```python
 from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
-folder = "."  # this repository's files (huggingface_hub.snapshot_download), or the workflow's results/model
+folder = "."  # this repository's files (huggingface_hub.snapshot_download), or the workflow's {MODEL_FOLDER}
 tokenizer = AutoTokenizer.from_pretrained(folder)
 model = AutoModelForMaskedLM.from_pretrained(folder)
 fill_mask = pipeline("fill-mask", model=model, tokenizer=tokenizer)
-print(fill_mask(f"the {tokenizer.mask_token} of the year."))
+print(fill_mask(f"the {{tokenizer.mask_token}} of the year."))
 ```"""
 
 
-def mlm_results(evaluation: dict, sources: list[str]) -> list[EvalResult]:
+def mlm_metrics(evaluation: EvalMetrics) -> list[tuple[str, str, float]]:
+    """The held-out MLM results the model index holds: (model-index metric type, metric name, value)."""
+    return [
+        ("loss", "MLM loss", evaluation.mlm_loss),
+        ("perplexity", "perplexity", evaluation.perplexity),
+        ("accuracy", "masked-token accuracy", evaluation.masked_token_accuracy),
+    ]
+
+
+def mlm_results(evaluation: EvalMetrics, sources: list[str]) -> list[EvalResult]:
     """The held-out MLM results, as the Hub's fill-mask task on the validation blocks."""
     return [
         EvalResult(
@@ -53,9 +59,9 @@ def mlm_results(evaluation: dict, sources: list[str]) -> list[EvalResult]:
             dataset_split="validation",
             metric_type=metric,
             metric_name=name,
-            metric_value=evaluation[key],
+            metric_value=value,
         )
-        for key, (metric, name) in MLM_METRICS.items()
+        for metric, name, value in mlm_metrics(evaluation)
     ]
 
 
@@ -117,40 +123,39 @@ def data_facts(manifest: Manifest, sources: list[str]) -> dict[str, str]:
     }
 
 
-def phase_steps(phase: dict) -> str:
-    """One phase's steps and blocks, from training_metrics.json's record of it."""
-    steps = phase["last_step"] - phase["first_step"] + 1
-    return f"{steps:,} of {phase['global_batch_size']} blocks of {phase['block_size']}"
+def phase_steps(phase: PhaseRecord) -> str:
+    """One phase's steps and blocks, from the training metrics' record of it."""
+    steps = phase.last_step - phase.first_step + 1
+    return f"{steps:,} of {phase.global_batch_size} blocks of {phase.block_size}"
 
 
-def training_facts(training: dict, settings: dict) -> dict[str, str]:
-    phases = training["phases"]
+def training_facts(training: TrainingMetrics, settings: dict) -> dict[str, str]:
+    phases = training.phases
     tokens = sum(
-        (phase["last_step"] - phase["first_step"] + 1) * phase["global_batch_size"] * phase["block_size"]
-        for phase in phases
+        (phase.last_step - phase.first_step + 1) * phase.global_batch_size * phase.block_size for phase in phases
     )
     split = settings["corruption"]
-    predictions = ", ".join(f"{phase['predictions_per_block']} per block of {phase['block_size']}" for phase in phases)
+    predictions = ", ".join(f"{phase.predictions_per_block} per block of {phase.block_size}" for phase in phases)
     return {
         "steps": f"{', then '.join(phase_steps(phase) for phase in phases)} ({tokens:,} tokens)",
-        "backend": f"{training['backend']}, world size {training['world_size']}",
+        "backend": f"{training.backend}, world size {training.world_size}",
         "learning rate": f"{settings['learning_rate']:g}, {settings['warmup_steps']:,} warmup steps, weight decay "
         f"{settings['weight_decay']:g}",
         "masking": f"{settings['mlm_probability']:.0%} of each block's tokens ({predictions}), "
         f"{split['mask']:.0%} of them replaced by `[MASK]`, {split['random']:.0%} by a random token",
-        **({"history": f"the TensorBoard history of every segment of the run, in `{training['history']}/` (the Hub "
-            "shows it as the Training metrics tab)"} if training.get("history") else {}),
+        **({"history": f"the TensorBoard history of every segment of the run, in `{training.history}/` (the Hub "
+            "shows it as the Training metrics tab)"} if training.history else {}),
     }  # fmt: skip
 
 
-def mlm_facts(evaluation: dict) -> dict[str, str]:
+def mlm_facts(evaluation: EvalMetrics) -> dict[str, str]:
     return {
-        "held-out blocks": f"{evaluation['validation_blocks']:,}, {evaluation['predictions_per_block']} masked "
-        f"positions each, whatever training's masking ({evaluation['masked_tokens']:,} masked tokens, a fixed seed)",
-        "MLM loss": f"{evaluation['mlm_loss']:.3f} (perplexity {evaluation['perplexity']:,.1f})",
-        "masked-token accuracy": f"{evaluation['masked_token_accuracy']:.2%} (chance "
-        f"{evaluation['chance_accuracy']:.4%}, always the most frequent token "
-        f"{evaluation['most_frequent_token_accuracy']:.2%})",
+        "held-out blocks": f"{evaluation.validation_blocks:,}, {evaluation.predictions_per_block} masked "
+        f"positions each, whatever training's masking ({evaluation.masked_tokens:,} masked tokens, a fixed seed)",
+        "MLM loss": f"{evaluation.mlm_loss:.3f} (perplexity {evaluation.perplexity:,.1f})",
+        "masked-token accuracy": f"{evaluation.masked_token_accuracy:.2%} (chance "
+        f"{evaluation.chance_accuracy:.4%}, always the most frequent token "
+        f"{evaluation.most_frequent_token_accuracy:.2%})",
     }
 
 
@@ -200,9 +205,9 @@ def model_card(
     manifest: dict,
     config: dict,
     lowercase: bool | None,
-    training: dict,
+    training: TrainingMetrics,
     settings: dict,
-    evaluation: dict,
+    evaluation: EvalMetrics,
     tasks: list[TaskMetrics],
 ) -> ModelCard:
     """The card of a model (`config`: its config.json; `settings`: the `pretrain` config) trained on `manifest`'s data
@@ -210,7 +215,7 @@ def model_card(
     from a Hub model names it as its `base_model` (a base folder has no Hub id to link)."""
     sources = corpus_sources(manifest)
     name = f"snakebert-{'-'.join(sources)}"
-    base = training.get("init_from")
+    base = training.init_from
     metadata = ModelCardData(
         base_model=base if base and not Path(base).is_dir() else None,
         library_name="transformers",
@@ -240,9 +245,9 @@ def write_model_card(
         read_manifest(manifest),
         read_json(str(folder / "config.json"), "model config"),
         read_json(str(folder / "tokenizer_config.json"), "tokenizer config").get("do_lower_case"),
-        read_json(str(folder / "training_metrics.json"), "training metrics file"),
+        read_training_metrics(folder),
         settings,
-        read_json(eval_metrics, "evaluation metrics file"),
+        read_eval_metrics(eval_metrics),
         [read_task_metrics(path) for path in finetune],
     )
     write_card(card, out)

@@ -20,8 +20,8 @@ import numpy as np
 from ..errors import DataError
 from ..files.block_format import COLUMN, ids_dtype
 from ..files.json_files import read_fields, read_json, write_json
-from ..files.json_views import as_json
-from .manifest_view import Manifest, ValidationRange, held_out_mask, not_this_workflows
+from ..files.json_views import as_json, not_this_workflows
+from .manifest_view import Manifest, ValidationRange, held_out_mask
 from .special_tokens import SPECIAL_ROLES
 
 FORMAT_VERSION = 3
@@ -215,7 +215,7 @@ def read_manifest(path: str) -> Manifest:
     try:
         return Manifest.from_json(manifest)
     except (KeyError, TypeError, ValueError) as error:
-        raise not_this_workflows(path, error) from error
+        raise not_this_workflows(path, "manifest", error) from error
 
 
 def json_digest(value) -> str:

@@ -1,7 +1,7 @@
 """The manifest as its readers see it: frozen dataclasses, one per part of manifest.json, whose attributes are the
 file's keys (in the file's order), built from the parsed JSON by `Manifest.from_json` and turned back into exactly
-that JSON by `as_json` (files/json_views.py). read_manifest (manifest.py) returns one; build_manifest writes the JSON
-itself."""
+that JSON by `as_json` (files/json_views.py). read_manifest (manifest.py) returns one; build_manifest writes the
+JSON itself."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -9,13 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DataError
-from ..files import json_views
 from ..files.json_views import built
-
-
-def not_this_workflows(manifest_path: str, error: Exception) -> DataError:
-    """The refusal of a manifest with a part missing, or not of the kind this workflow writes (`error` says which)."""
-    return json_views.not_this_workflows(manifest_path, "manifest", error)
 
 
 @dataclass(frozen=True)
@@ -141,7 +135,27 @@ class Manifest:
     def from_json(cls, data: dict) -> "Manifest":
         """The view of a parsed manifest.json; KeyError, TypeError or ValueError where a part is missing or is not
         of its kind (read_manifest names the file)."""
-        return built(cls, data)
+        split, provenance = data["split"], data["provenance"]
+        commit = provenance["commit"]
+        return built(
+            cls,
+            data,
+            shards=tuple(built(ManifestShard, shard) for shard in data["shards"]),
+            totals=built(Totals, data["totals"]),
+            split=built(Split, split, validation=tuple(built(ValidationRange, run) for run in split["validation"])),
+            packing=built(PackingRules, data["packing"]),
+            special_ids=dict(data["special_ids"]),
+            provenance=built(
+                Provenance,
+                provenance,
+                libraries=dict(provenance["libraries"]),
+                commit=None if commit is None else built(Commit, commit),
+            ),
+            packings=tuple(
+                built(Packing, packing, shards=tuple(built(PackedShard, shard) for shard in packing["shards"]))
+                for packing in data["packings"]
+            ),
+        )
 
     def packing_shards(self, block_size: int) -> tuple[ManifestShard, ...] | tuple[PackedShard, ...]:
         """The shards of the packing of `block_size` (the data set's own, or one of `packings`)."""

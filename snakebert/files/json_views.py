@@ -1,21 +1,22 @@
-"""Typed views of the pipeline's JSON files: frozen dataclasses whose attributes are a file's keys, in the file's
-order, built from the parsed JSON by `built` and turned back into exactly that JSON by `as_json`. A field declared
-`optional()` is a key the file holds only where it has a value."""
+"""Typed views of the pipeline's JSON files: frozen dataclasses whose attributes are a file's keys (in the file's
+order), built from the parsed JSON by `built`, turned back into exactly that JSON by `as_json`, and read by
+`read_view`, which refuses a file of another version or of another program, naming the file and the key at fault."""
 
 import types
 import typing
-from dataclasses import field, fields, is_dataclass
+from dataclasses import MISSING, field, fields, is_dataclass
 from functools import cache
 
 from ..errors import DataError
-from . import REBUILD
+from .json_files import read_json
 
-ABSENT_WHERE_NONE = "absent_where_none"
+LEFT_OUT = "left out when None"  # the metadata of a field the file holds only when it has a value
 
 
-def optional():
-    """A field whose key the file leaves out where it has no value (None in the view)."""
-    return field(default=None, metadata={ABSENT_WHERE_NONE: True})
+def left_out_when_none():
+    """A field whose key the file leaves out where it has no value (last in its dataclass, or in a keyword-only
+    one)."""
+    return field(default=None, metadata={LEFT_OUT: True})
 
 
 @cache
@@ -24,11 +25,12 @@ def _types(cls) -> dict:
 
 
 def _value(kind, value, name: str):
-    """`value` as the view's `kind` holds it: a dataclass built (where it is not one yet), a tuple or dict of them; an
-    int that is not one (`37.0`, `true`: a hand edit) or an object that is not one is a TypeError naming its key."""
-    if isinstance(kind, types.UnionType) and value is None and type(None) in typing.get_args(kind):
-        return None
+    """`value` as a view's field of type `kind` holds it: an object built as the dataclass `kind` names (where it is
+    not one yet), a tuple or dict of them; a count, id or size that is not an integer (`37.0`, `true`: a hand edit),
+    or an object that is not one, is a TypeError naming its key."""
     if isinstance(kind, types.UnionType):
+        if value is None and type(None) in typing.get_args(kind):
+            return None
         kind = next(each for each in typing.get_args(kind) if each is not type(None))
     if is_dataclass(kind):
         if isinstance(value, kind):
@@ -46,25 +48,27 @@ def _value(kind, value, name: str):
     return value
 
 
-def built(cls, data: dict):
-    """`cls` from the JSON object `data`: each field from the key of its name (KeyError where it is missing, unless the
-    field is optional), its nested objects as the views its type names."""
+def built(cls, data: dict, **parts):
+    """`cls` from the JSON object `data`: each field from the key of its name (KeyError where it is missing, but for
+    a field left out when None), or from `parts`, the views of its nested objects; a field not in `parts` that the
+    type names as a view, or a tuple or dict of views, is built as one."""
     values = {}
-    for each in fields(cls):
-        if each.metadata.get(ABSENT_WHERE_NONE) and each.name not in data:
-            continue
-        values[each.name] = _value(_types(cls)[each.name], data[each.name], each.name)
+    for found in fields(cls):
+        if found.name in parts:
+            values[found.name] = parts[found.name]
+        elif found.name in data or found.default is MISSING:
+            values[found.name] = _value(_types(cls)[found.name], data[found.name], found.name)
     return cls(**values)
 
 
 def as_json(view):
-    """A view, or a part of one, as the JSON it was built from: objects with their keys in field order (an optional
-    field without a value left out), lists."""
+    """A view, or a part of one, as the JSON it was built from: objects with their keys in field order (a field left
+    out when None left out), lists."""
     if is_dataclass(view):
         return {
-            each.name: as_json(getattr(view, each.name))
-            for each in fields(view)
-            if not (each.metadata.get(ABSENT_WHERE_NONE) and getattr(view, each.name) is None)
+            found.name: as_json(getattr(view, found.name))
+            for found in fields(view)
+            if not (found.metadata.get(LEFT_OUT) and getattr(view, found.name) is None)
         }
     if isinstance(view, tuple | list):
         return [as_json(item) for item in view]
@@ -74,5 +78,16 @@ def as_json(view):
 
 
 def not_this_workflows(path: str, what: str, error: Exception) -> DataError:
-    """The refusal of a file with a part missing, or not of the kind this workflow writes (`error` says which)."""
-    return DataError(f"{path}: not a {what} of this workflow ({error!r}); {REBUILD}")
+    """The refusal of a `what` (a manifest) with a part missing, or not of the kind this workflow writes (`error`
+    says which)."""
+    return DataError(f"{path}: not a {what} of this workflow ({error!r}); rerun to rebuild it")
+
+
+def read_view(path: str, what: str, view):
+    """The `view` (a class with `from_json`) of the JSON file at `path`, a `what`; a damaged file, or one with a key
+    missing or of another kind, is refused naming the file and the key."""
+    data = read_json(path, what)
+    try:
+        return view.from_json(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise not_this_workflows(path, what, error) from error

@@ -7,6 +7,8 @@ import numpy as np
 import torch
 
 from ..errors import DataError
+from ..training.eval_metrics import EVAL_METRICS
+from ..training.training_metrics import FILE_NAME as TRAINING_METRICS
 
 STRENGTHS = (0.001, 0.01, 0.1, 1.0, 10.0)  # logistic regression's C on standardised features; ridge's alpha: 1 / C
 
@@ -30,6 +32,6 @@ def finite(found: np.ndarray, split: str, name: str, source: str) -> np.ndarray:
             f"linear probe of finetune model {name!r} ({source}): its features of {bad} of {len(found)} {split} "
             "examples are not finite (nan or inf), so no regression can be fitted on them: its weights hold values "
             "that are not finite, or its activations overflow; check the model (the pretrained model: pretraining's "
-            "training_metrics.json and results/eval/metrics.json) and rerun"
+            f"{TRAINING_METRICS} and {EVAL_METRICS}) and rerun"
         )
     return found

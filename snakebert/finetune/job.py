@@ -1,13 +1,15 @@
 """What one fine-tuning run is given: a prepared task, a model to start from (the pretrained one, the same
 architecture from random initialisation, or a reference model), a seed, the recipe and the run's learning rate (one of
-the recipe's grid, or the one the search's runs choose on validation)."""
+the recipe's grid, for a run of the search, or the one the search chose on validation, read from its chosen.json)."""
 
 import json
 from dataclasses import dataclass
 
+from ..errors import DataError
 from ..training.backends import GAUDI_CONFIG
 from ..training.job import ARGUMENTS as TRAINING_ARGUMENTS
 from ..training.trackers import job_trackers
+from .chosen_file import read_chosen
 from .kinds import JOB_KINDS
 
 
@@ -19,11 +21,11 @@ class FinetuneJob:
     model: str  # a model folder or a Hub id (random_init: the folder whose architecture and tokenizer are used)
     seed: int
     recipe: dict  # `finetune.recipe` with the task's own `recipe` over it: its learning_rate may be a grid
-    rate: str  # the run's folder: lr-RATE (a rate of the grid) or chosen (the rate the search chooses)
+    rate: float  # the run's learning rate
+    searching: bool  # a run of the search (its rate one of the grid), not a seed past it at the chosen rate
     eval_batch_size: int
     backend: str  # a concrete backend, resolved by the workflow
     checkpoints: str  # outside the rule's outputs
-    search: tuple[str, ...] = ()  # a chosen run's model's search runs, every rate of the grid
     threads: int = 0
     gaudi_config: str = str(GAUDI_CONFIG)
     on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
@@ -38,8 +40,8 @@ ARGUMENTS = {
     "--model": {"required": True, "help": "a model folder or a Hub id"},
     "--seed": {"type": int, "required": True},
     "--recipe": {"required": True, "help": "the fine-tuning recipe, as JSON"},
-    "--rate": {"required": True, "help": "the run's folder: lr-RATE, a rate of the recipe's grid, or chosen"},
-    "--search": {"nargs": "*", "default": [], "help": "for a chosen run: the model's runs at every rate of the grid"},
+    "--rate": {"type": float, "help": "a run of the search: its learning rate, one of the recipe's grid"},
+    "--chosen": {"help": "a seed past the search: the model's chosen.json, the rate its search chose"},
     "--eval-batch-size": {"type": int, "required": True},
     **{
         flag: TRAINING_ARGUMENTS[flag]
@@ -55,7 +57,15 @@ ARGUMENTS = {
 }
 
 
+def run_rate(args) -> tuple[float, bool]:
+    """The run's learning rate, and whether it is a run of the search: --rate gives one, --chosen the search's."""
+    if (args.rate is None) == (args.chosen is None):
+        raise DataError("a fine-tuning run takes one of --rate (a run of the search) and --chosen (a seed past it)")
+    return (args.rate, True) if args.chosen is None else (read_chosen(args.chosen).learning_rate, False)
+
+
 def job_from(args) -> FinetuneJob:
+    rate, searching = run_rate(args)
     return FinetuneJob(
         task_dir=args.task,
         name=args.name,
@@ -63,8 +73,8 @@ def job_from(args) -> FinetuneJob:
         model=args.model,
         seed=args.seed,
         recipe=json.loads(args.recipe),
-        rate=args.rate,
-        search=tuple(args.search),
+        rate=rate,
+        searching=searching,
         eval_batch_size=args.eval_batch_size,
         backend=args.backend,
         checkpoints=args.checkpoints,

@@ -4,8 +4,9 @@ file's path and its keys."""
 
 from dataclasses import dataclass, fields, replace
 
-from ..files.json_files import read_json, write_json
-from ..files.json_views import as_json, built, not_this_workflows, optional
+from ..files.json_files import write_json
+from ..files.json_views import as_json, built, left_out_when_none, read_view
+from .chosen_file import RateTried
 from .plan import BASE, RANDOM
 
 METRICS_FILE = "results/finetune/{task}/metrics.json"
@@ -22,17 +23,6 @@ class Spread:
     runs: int
 
 
-@dataclass(frozen=True)
-class RateTried:
-    """One rate of a model's search: its median validation score (None: no run's is defined), its runs, how many
-    of them diverged."""
-
-    learning_rate: float
-    validation: float | None
-    runs: int
-    diverged: int
-
-
 @dataclass(frozen=True, kw_only=True)
 class ModelResults:
     """One model's results: its kind, its folder or Hub id (None for a baseline), its rate and search (fine-tuned
@@ -41,10 +31,10 @@ class ModelResults:
 
     kind: str
     model: str | None
-    learning_rate: float | None = optional()
-    search: tuple[RateTried, ...] | None = optional()
+    learning_rate: float | None = left_out_when_none()
+    search: tuple[RateTried, ...] | None = left_out_when_none()  # as the model's chosen.json holds it
     runs: tuple[dict, ...]
-    diverged_runs: int | None = optional()
+    diverged_runs: int | None = left_out_when_none()
     summary: dict[str, Spread | None]
     one_class_runs: int | None
 
@@ -118,8 +108,8 @@ class TaskMetrics:
     main_metric: str
     metrics: tuple[str, ...]
     reported_split: str
-    tag_scheme: str | None = optional()
-    entities: str | None = optional()  # how the tags are read as entities, for a tagging task
+    tag_scheme: str | None = left_out_when_none()
+    entities: str | None = left_out_when_none()  # how the tags are read as entities, for a tagging task
     splits: dict[str, dict]
     folds: int | None
     seeds: tuple[int, ...]
@@ -131,6 +121,12 @@ class TaskMetrics:
     machines: tuple[dict, ...]  # each as machine.py describes it
     bootstrap: Bootstrap
     linear_probe: Protocol | None
+
+    @classmethod
+    def from_json(cls, data: dict) -> "TaskMetrics":
+        """The view of a parsed metrics.json; KeyError, TypeError or AttributeError where a part is missing or is not
+        of its kind."""
+        return built(cls, data)
 
     def probed(self) -> "TaskMetrics":
         """The results as the linear probe's: the same task, the probe's models, comparisons and gains."""
@@ -158,7 +154,4 @@ def write_task_metrics(path: str, metrics: TaskMetrics) -> None:
 def read_task_metrics(path: str) -> TaskMetrics:
     """The results at `path`, refused, naming the field, where a part is missing or not of its kind (an older
     summary's, or another file's)."""
-    try:
-        return built(TaskMetrics, read_json(path, WHAT))
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise not_this_workflows(path, WHAT, error) from error
+    return read_view(path, WHAT, TaskMetrics)

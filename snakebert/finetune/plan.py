@@ -1,12 +1,13 @@
 """The fine-tuning plan the workflow makes when it is parsed: the models each task is fine-tuned from, the runs of
-each (every rate of the task's learning-rate grid with the search's seeds, then the rate chosen on validation with the
-remaining seeds) and what each job is given (config_checks.py checks the `finetune` section before any job runs)."""
+each (every rate of the task's learning-rate grid with the search's seeds, then the rate chosen on validation, written
+once in the model's chosen.json, with the remaining seeds) and what each job is given (config_checks.py checks the
+`finetune` section before any job runs)."""
 
 from pathlib import Path
 
+from ..training.training_metrics import MODEL_FOLDER as PRETRAINED_MODEL
 from .kinds import PRETRAINED, RANDOM_INIT, REFERENCE
 
-PRETRAINED_MODEL = "results/model"
 RANDOM = "random"  # the same architecture from random initialisation, as the results name it
 OWN_MODELS = {"pretrained": PRETRAINED, RANDOM: RANDOM_INIT}  # name in the results -> kind
 BASE = "base"  # the `model.init_from` base as it is, the row a continued run's model is compared with
@@ -122,9 +123,10 @@ def model_run_count(task: dict, finetune: dict, recipe: dict) -> int:
 
 def task_job_count(task: dict, finetune: dict, model_count: int) -> int:
     """The jobs of one task with `model_count` models: its preparation and summary, its baselines (a job per fold),
-    each model's runs and its linear probe (a job per fold, every seed)."""
+    each model's runs and the choice of its rate, and its linear probe (a job per fold, every seed)."""
     folds = len(fold_segments(task))
-    runs = model_run_count(task, finetune, task_recipe(finetune, task)) if "finetune" in finetune["protocols"] else 0
+    tuned = "finetune" in finetune["protocols"]
+    runs = model_run_count(task, finetune, task_recipe(finetune, task)) + 1 if tuned else 0
     probes = folds if "linear_probe" in finetune["protocols"] else 0
     return 2 + folds + model_count * (runs + probes)
 

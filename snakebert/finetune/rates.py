@@ -7,6 +7,8 @@ validation scores enter the choice, so the test split cannot move it."""
 import math
 
 from ..errors import DataError
+from ..files.json_files import read_json
+from .chosen_file import ChosenRate, RateTried
 from .metrics import spread
 
 
@@ -44,3 +46,20 @@ def chosen_rate(runs: list[dict], grid: list[float], metric: str, who: str = "th
             "(finetune.recipe.learning_rate, or the task's recipe) and rerun"
         )
     return max(usable, key=lambda rate: -math.inf if medians[rate] is None else medians[rate])
+
+
+def rate_search(runs: list[dict], grid: list[float], metric: str, who: str) -> ChosenRate:
+    """The rate a model's search runs (every rate of `grid`, by the model `who` names) choose, with each rate's median
+    validation score, its runs and how many of them diverged."""
+    rate = chosen_rate(runs, grid, metric, who)
+    medians, diverged = validation_medians(runs, metric), diverged_runs(runs)
+    tried = [run["recipe"]["learning_rate"] for run in runs]
+    search = tuple(RateTried(each, medians[each], tried.count(each), len(diverged.get(each, []))) for each in grid)
+    return ChosenRate(runs[0]["model"], metric, rate, search)
+
+
+def choose_rate(task_file: str, search_files: list[str], grid: list[float]) -> ChosenRate:
+    """rate_search of one model's search runs (`search_files`) on the task of `task_file` (its main metric)."""
+    task = read_json(task_file, "task file")
+    runs = [read_json(path, "learning-rate search run") for path in search_files]
+    return rate_search(runs, grid, task["main_metric"], f"finetune task {task['task']!r}, model {runs[0]['model']!r}")

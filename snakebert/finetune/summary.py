@@ -4,9 +4,9 @@ model: its main score minus theirs, with a 95% interval from a paired bootstrap 
 (interval.py), and the verdict that interval gives. `pretraining_gain` is the comparison with random initialisation
 (`adaptation_gain`, of a run continued from a base, the comparison with the base as it is),
 with the difference seed by seed (both start from the same seed's classifier head and data order). The fine-tuned
-runs, each model at the rate its validation chose (rates.py), are the top level; the linear probe's runs
-(probe.py) the same under `linear_probe`. With `split.folds`, each seed's runs over the folds are pooled into one
-run on every fold's test split (folds.py) before any of this."""
+runs, each model at the rate its search chose on validation (its chosen.json), are the top level; the linear
+probe's runs (probe.py) the same under `linear_probe`. With `split.folds`, each seed's runs over the folds are
+pooled into one run on every fold's test split (folds.py) before any of this."""
 
 import json
 from dataclasses import fields
@@ -15,6 +15,7 @@ from pathlib import Path
 from ..errors import DataError
 from ..files.json_files import read_json
 from ..files.json_views import as_json
+from .chosen_file import ChosenRate, read_chosen
 from .examples import GROUP, LABEL
 from .folds import pooled_runs, reported_table
 from .interval import LEVEL, RESAMPLES, judged, resampled_scores
@@ -23,7 +24,6 @@ from .metrics import spread
 from .metrics_file import Bootstrap, Protocol, RateSearch, TaskMetrics, protocol, task_metrics, write_task_metrics
 from .plan import BASE, OWN_MODELS, RANDOM
 from .problems import PROBLEMS
-from .rates import chosen_rate, diverged_runs, validation_medians
 from .tag_metrics import READING
 from .task_file import read_task_file
 
@@ -87,30 +87,17 @@ def _comparisons(task: dict, table, models: dict, predictions: dict[str, list]) 
     }
 
 
-def _rate_search(runs: list[dict], grid: list[float], task: dict) -> tuple[float, list[dict], list[dict]]:
-    """A model's rate chosen on validation from `grid`, its search (each rate's median validation score, its runs and
-    how many of them diverged) and the runs it reports: those at the chosen rate, by seed."""
-    search, metric = [run for run in runs if run["search"]], task["main_metric"]
-    rate = chosen_rate(search, grid, metric, f"finetune task {task['task']!r}, model {runs[0]['model']!r}")
+def _at_chosen_rate(runs: list[dict], chosen: ChosenRate) -> list[dict]:
+    """The runs a model reports, those at the rate its search chose, by seed; a seed past the search at another rate
+    is refused (it ran before the search's choice changed)."""
+    rate = chosen.learning_rate
     for run in runs:
         if run["recipe"]["learning_rate"] != rate and not run["search"]:
             raise DataError(
                 f"fine-tuning result of {run['model']!r}, seed {run['seed']}: it ran at the learning rate "
                 f"{run['recipe']['learning_rate']:g}, but its model's search chooses {rate:g} (rerun it)"
             )
-    medians, tried = validation_medians(search, metric), [run["recipe"]["learning_rate"] for run in search]
-    diverged = diverged_runs(search)
-    table = [
-        {
-            "learning_rate": each,
-            "validation": medians[each],
-            "runs": tried.count(each),
-            "diverged": len(diverged.get(each, [])),
-        }
-        for each in grid
-    ]
-    reported = sorted((run for run in runs if run["recipe"]["learning_rate"] == rate), key=lambda run: run["seed"])
-    return rate, table, reported
+    return sorted((run for run in runs if run["recipe"]["learning_rate"] == rate), key=lambda run: run["seed"])
 
 
 def _search_settings(models: dict, grid: list[float], metric: str, folds: int | None) -> RateSearch:
@@ -138,14 +125,17 @@ def _reported(runs: list[dict], task: dict, truth, keys: tuple[str, ...]) -> tup
     return kept, [run["predictions"] for run in runs]
 
 
-def _fine_tuned(run_files: list[str], grid: list[float], task: dict, truth, machines: dict) -> tuple[dict, dict]:
+def _fine_tuned(run_files: list[str], chosen_files: list[str], task: dict, truth, machines: dict) -> tuple[dict, dict]:
     """Each fine-tuned model's entry (its chosen rate, its search, its runs at that rate) and their predictions."""
+    chosen = {found.model: found for found in map(read_chosen, chosen_files)}
     models, predictions = {}, {}
     for name, runs in _read_runs(run_files, "fine-tuning result", machines).items():
-        rate, search, reported = _rate_search(runs, grid, task)
+        if name not in chosen:
+            raise DataError(f"finetune task {task['task']!r}: no learning-rate choice of {name!r} in {chosen_files}")
+        search, rate = chosen[name].search, chosen[name].learning_rate
         models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"], "learning_rate": rate, "search": search}
         kept = ("best_epoch", "classes_predicted", "no_answer_threshold", "diverged")
-        models[name]["runs"], predictions[name] = _reported(reported, task, truth, kept)
+        models[name]["runs"], predictions[name] = _reported(_at_chosen_rate(runs, chosen[name]), task, truth, kept)
         models[name]["diverged_runs"] = sum(bool(run.get("diverged")) for run in models[name]["runs"])
     return models, predictions
 
@@ -191,15 +181,22 @@ def _protocol(task: dict, table, models: dict, predictions: dict, baselines: dic
 
 
 def summarize_task(
-    task_file: str, run_files: list[str], probe_files: list[str], grid: list[float], baseline_files: list[str], out: str
+    task_file: str,
+    run_files: list[str],
+    probe_files: list[str],
+    grid: list[float],
+    baseline_files: list[str],
+    out: str,
+    chosen_files: list[str] = (),
 ) -> TaskMetrics:
     """The fine-tuning runs' summary at the top level (with the baselines), the linear probe's in `linear_probe`
-    (`baseline_files`: one per fold, in fold order; one without folds)."""
+    (`baseline_files`: one per fold, in fold order; one without folds; `chosen_files`: each fine-tuned model's
+    chosen.json)."""
     task, machines = as_json(read_task_file(task_file)), {}
     table = reported_table(Path(task_file).parent, task)
     truth = table.column(LABEL).to_pylist()
     baselines = _baselines(baseline_files, task, truth)
-    tuned = _protocol(task, table, *_fine_tuned(run_files, grid, task, truth, machines), baselines)
+    tuned = _protocol(task, table, *_fine_tuned(run_files, list(chosen_files), task, truth, machines), baselines)
     probe = _protocol(task, table, *_probed(probe_files, task, truth, machines), baselines) if probe_files else None
     split = task["reported_split"]
     ours = [section.models[OURS] for section in (tuned, probe) if section and OURS in section.models]

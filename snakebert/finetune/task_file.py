@@ -5,8 +5,8 @@ order. This module alone spells the file's path."""
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files.json_files import read_json, write_json
-from ..files.json_views import as_json, built, not_this_workflows
+from ..files.json_files import write_json
+from ..files.json_views import as_json, built, read_view
 
 TASK_DATA = "results/finetune/{task}/data"  # the prepared task: its splits and TASK_FILE (a fold's, in FOLD_DATA)
 FOLD_DATA = TASK_DATA + "/{fold}"  # `fold`: a fold's folder and a slash (split.folds), or nothing without folds
@@ -37,6 +37,10 @@ class TaskFile:
     fold: int | None
     splits: dict[str, dict]  # {split: its counts (problems.py) and, but in a folds' pooled file, its sha256}
 
+    @classmethod
+    def from_json(cls, data: dict) -> "TaskFile":
+        return built(cls, data)
+
 
 def write_task_file(folder: str | Path, task: TaskFile) -> None:
     write_json(Path(folder) / TASK_FILE, as_json(task))
@@ -45,8 +49,4 @@ def write_task_file(folder: str | Path, task: TaskFile) -> None:
 def read_task_file(path: str | Path) -> TaskFile:
     """The description at `path` (a prepared task's TASK_FILE), refused, naming the field, where a part is missing or
     not of its kind (an older preparation's, or another file's)."""
-    path = str(path)
-    try:
-        return built(TaskFile, read_json(path, WHAT))
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise not_this_workflows(path, WHAT, error) from error
+    return read_view(str(path), WHAT, TaskFile)

@@ -19,7 +19,7 @@ from transformers.utils.logging import disable_progress_bar
 from ..errors import DataError
 from ..files.atomic import naming_a_full_disk
 from ..files.checksum import files_digest
-from ..files.json_files import read_json, write_json
+from ..files.json_files import write_json
 from ..machine import machine
 from ..model_folders import tokenizer_problem, usable_positions
 from ..named_loading import load_named
@@ -33,10 +33,9 @@ from .divergence import LOSS_KEYS, loss_divergence, output_divergence
 from .encoded import EncodedSplit
 from .job import FinetuneJob
 from .kinds import RANDOM_INIT
-from .plan import CHOSEN, folder_rate, learning_rates
+from .plan import learning_rates
 from .prepare import read_task_dir
 from .problems import PROBLEMS
-from .rates import chosen_rate
 from .run_folder import FolderAtFirstSave, made, remove_emptied, remove_finished
 
 UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chosen: the worst a correlation can be
@@ -122,17 +121,12 @@ def as_json(found) -> list:
     return [np.asarray(each).tolist() for each in found] if isinstance(found, list) else found.tolist()
 
 
-def run_rate(job: FinetuneJob, task: dict) -> float:
-    """The run's learning rate: the rate of the grid its folder names, or the one the search's runs choose on
-    validation (rates.py)."""
+def checked_rate(job: FinetuneJob) -> float:
+    """The run's learning rate, which a run of the search takes from the recipe's grid."""
     grid = learning_rates(job.recipe)
-    if job.rate == CHOSEN:
-        search = [read_json(path, "learning-rate search run") for path in job.search]
-        return chosen_rate(search, grid, task["main_metric"], f"finetune task {task['task']!r}, model {job.name!r}")
-    rate = folder_rate(job.rate)
-    if rate not in grid:
-        raise DataError(f"finetune run {job.rate!r}: {rate:g} is not a learning rate of the recipe's grid {grid}")
-    return rate
+    if job.searching and job.rate not in grid:
+        raise DataError(f"finetune run at the learning rate {job.rate:g}: not a rate of the recipe's grid {grid}")
+    return job.rate
 
 
 def model_digest(job: FinetuneJob) -> str:
@@ -230,7 +224,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
     if job.threads:
         torch.set_num_threads(job.threads)
     task, tables = read_task_dir(job.task_dir)
-    job = dataclasses.replace(job, recipe={**job.recipe, "learning_rate": run_rate(job, task)})
+    job = dataclasses.replace(job, recipe={**job.recipe, "learning_rate": checked_rate(job)})
     tokenizer = load_tokenizer(job.model, job.name, PROBLEMS[task["problem"]].tokenizer_options)
     length, problem = job.recipe["max_length"], PROBLEMS[task["problem"]]
     splits = {}
@@ -325,7 +319,7 @@ def train_and_score(
         "seed": job.seed,
         "fold": task["fold"],
         "recipe": job.recipe,
-        "search": job.rate != CHOSEN,
+        "search": job.searching,
         **(diverged_result(task, splits, diverged) if diverged else scored(task, splits, logits, best)),
         "machine": machine(job.backend),
     }

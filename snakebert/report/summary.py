@@ -12,6 +12,9 @@ from ..files.atomic import atomic_path
 from ..files.json_files import read_json
 from ..finetune.metrics_file import read_task_metrics
 from ..training.checkpoints import step_ranges
+from ..training.eval_metrics import EvalMetrics, read_eval_metrics
+from ..training.fill_mask_results import FillMaskResults, PromptResult, read_fill_mask_results
+from ..training.training_metrics import TrainingMetrics, read_training_metrics
 from .downstream import machine_text, task_rows, verdict_rows
 
 STYLE = (
@@ -40,12 +43,12 @@ def duration(seconds: float) -> str:
     return f"{seconds:.1f} s" if seconds < 60 else str(timedelta(seconds=round(seconds)))
 
 
-def calibration_rows(calibration: dict | None, training: dict) -> list[tuple[str, str]]:
+def calibration_rows(calibration: dict | None, training: TrainingMetrics) -> list[tuple[str, str]]:
     """The calibration's projection against the run, when it projected this launch."""
     if calibration is None:
         return []
-    launch = ("backend", "world_size", "global_batch_size")
-    if any(calibration[key] != training[key] for key in launch) or calibration["max_steps"] != training["steps"]:
+    launch = (training.backend, training.world_size, training.global_batch_size, training.steps)
+    if tuple(calibration[key] for key in ("backend", "world_size", "global_batch_size", "max_steps")) != launch:
         return [
             (
                 "calibration",
@@ -53,7 +56,7 @@ def calibration_rows(calibration: dict | None, training: dict) -> list[tuple[str
                 f"{calibration['global_batch_size']}, {calibration['max_steps']:,} steps): not compared",
             )
         ]
-    projected, actual = calibration["projected_train_seconds"], training["train_runtime"]
+    projected, actual = calibration["projected_train_seconds"], training.train_runtime
     if actual is None:
         return [("calibrated throughput", f"{calibration['samples_per_second']:,.1f} samples/s")]
     found = [
@@ -63,7 +66,7 @@ def calibration_rows(calibration: dict | None, training: dict) -> list[tuple[str
             f"{duration(projected)} / {duration(actual)} ({actual / projected:.2f}x the projection)",
         ),
     ]
-    if training["resumed_from"]:
+    if training.resumed_from:
         found.append(("note", "the run was resumed: its actual time covers the last session only"))
     if calibration["projected_cost"] is not None:
         found.append(
@@ -76,27 +79,28 @@ def calibration_rows(calibration: dict | None, training: dict) -> list[tuple[str
     return found
 
 
-def timing_rows(training: dict) -> list[tuple[str, str]]:
+def timing_rows(training: TrainingMetrics) -> list[tuple[str, str]]:
     """The run time and throughput of the job that saved the model; unmeasured where it trained nothing (a finished
     run saved again from its last checkpoint, training/finished_run.py)."""
-    if training["train_runtime"] is None:
+    if training.train_runtime is None:
         return [("run time, throughput", "not measured: the job that saved the model found the run finished")]
     return [
-        ("run time", duration(training["train_runtime"])),
+        ("run time", duration(training.train_runtime)),
         (
             "throughput",
-            f"{training['train_samples_per_second']:,.1f} samples/s, "
-            f"{training['train_tokens_per_second']:,.0f} tokens/s",
+            f"{training.train_samples_per_second:,.1f} samples/s, {training.train_tokens_per_second:,.0f} tokens/s",
         ),
     ]
 
 
-def segment_steps(segments: list[dict]) -> str:
+def segment_steps(segments: tuple[dict, ...]) -> str:
     """How many jobs a run took (stops on a signal or at a deadline, then resumes), and the steps each trained."""
     return f"{len(segments)}: {step_ranges(segments, grouped=True)}"
 
 
-def rows(manifest: Manifest, training: dict, evaluation: dict, calibration: dict | None) -> dict[str, list]:
+def rows(
+    manifest: Manifest, training: TrainingMetrics, evaluation: EvalMetrics, calibration: dict | None
+) -> dict[str, list]:
     totals, split = manifest.totals, manifest.split
     sources = sorted({shard.source for shard in manifest.shards})
     return {
@@ -112,62 +116,63 @@ def rows(manifest: Manifest, training: dict, evaluation: dict, calibration: dict
             ("vocabulary", f"{manifest.vocab_size:,}"),
         ],
         "Pretraining": [
-            ("backend, processes", f"{training['backend']}, {training['world_size']}"),
-            ("steps x global batch", f"{training['steps']:,} x {training['global_batch_size']}"),
+            ("backend, processes", f"{training.backend}, {training.world_size}"),
+            ("steps x global batch", f"{training.steps:,} x {training.global_batch_size}"),
             *timing_rows(training),
-            ("training loss, first / last logged", f"{training['initial_loss']:.3f} / {training['final_loss']:.3f}"),
-            ("resumed from", training["resumed_from"] or "-"),
-            ("jobs (segments): steps of each", segment_steps(training["segments"])),
+            ("training loss, first / last logged", f"{training.initial_loss:.3f} / {training.final_loss:.3f}"),
+            ("resumed from", training.resumed_from or "-"),
+            ("jobs (segments): steps of each", segment_steps(training.segments)),
             *calibration_rows(calibration, training),
         ],
         "Evaluation (held-out blocks)": [
             (
                 "blocks, masked tokens",
-                f"{evaluation['validation_blocks']:,}, {evaluation['masked_tokens']:,}"
-                f" ({evaluation['predictions_per_block']} per block)",
+                f"{evaluation.validation_blocks:,}, {evaluation.masked_tokens:,}"
+                f" ({evaluation.predictions_per_block} per block)",
             ),
-            ("MLM loss, perplexity", f"{evaluation['mlm_loss']:.3f}, {evaluation['perplexity']:,.1f}"),
-            ("masked-token accuracy", f"{evaluation['masked_token_accuracy']:.2%}"),
+            ("MLM loss, perplexity", f"{evaluation.mlm_loss:.3f}, {evaluation.perplexity:,.1f}"),
+            ("masked-token accuracy", f"{evaluation.masked_token_accuracy:.2%}"),
             (
                 "chance, most frequent token",
-                f"{evaluation['chance_accuracy']:.4%}, {evaluation['most_frequent_token_accuracy']:.2%}",
+                f"{evaluation.chance_accuracy:.4%}, {evaluation.most_frequent_token_accuracy:.2%}",
             ),
-            ("measured on", machine_text(evaluation["machine"])),
+            ("measured on", machine_text(evaluation.machine)),
         ],
     }
 
 
-def probe_mark(probe: dict) -> str:
-    if probe["hit_top1"] is None:
+def probe_mark(probe: PromptResult) -> str:
+    if probe.hit_top1 is None:
         return "no answer given"
-    return "hit, top 1" if probe["hit_top1"] else "hit, top 5" if probe["hit_top5"] else "missed"
+    return "hit, top 1" if probe.hit_top1 else "hit, top 5" if probe.hit_top5 else "missed"
 
 
 def share(hits: int, of: int) -> str:
     return f"{hits} of {of} ({hits / of:.0%})"
 
 
-def fill_mask_rows(results: dict) -> list[tuple[str, str]]:
+def fill_mask_rows(results: FillMaskResults) -> list[tuple[str, str]]:
     """Each prompt (its answers) with its top 5 and whether an answer is in it, then the hit rates and how many
     prompts share the most common top-1 token (a collapsed model answers one token to every prompt)."""
     found = [
         (
-            f"{probe['prompt']} ({', '.join(probe['answers']) or '-'})",
-            ", ".join(f"{guess['token']!r} {guess['probability']:.1%}" for guess in probe["predictions"])
+            f"{probe.prompt} ({', '.join(probe.answers) or '-'})",
+            ", ".join(f"{guess.token!r} {guess.probability:.1%}" for guess in probe.predictions)
             + f": {probe_mark(probe)}",
         )
-        for probe in results["probes"]
+        for probe in results.probes
     ]
-    answered = results["answered"]
+    answered = results.answered
     if answered:
-        hits = [sum(probe[key] is True for probe in results["probes"]) for key in ("hit_top1", "hit_top5")]
-        found.append(("answered in the top 1 / top 5", f"{share(hits[0], answered)} / {share(hits[1], answered)}"))
-    common = results["most_common_top1"]
+        top1 = sum(probe.hit_top1 is True for probe in results.probes)
+        top5 = sum(probe.hit_top5 is True for probe in results.probes)
+        found.append(("answered in the top 1 / top 5", f"{share(top1, answered)} / {share(top5, answered)}"))
+    common = results.most_common_top1
     found.append(
         (
             "top-1 tokens",
-            f"{results['distinct_top1']} distinct; {common['prompts']} of {len(results['probes'])} prompts answer "
-            f"{common['token']!r}",
+            f"{results.distinct_top1} distinct; {common.prompts} of {len(results.probes)} prompts answer "
+            f"{common.token!r}",
         )
     )
     return found
@@ -185,14 +190,14 @@ def report_summary(
     """The summary page; `calibration`: `snakemake calibrate`'s projection, shown against the run if the file
     exists (it is not an input: the report never waits for a calibration); `probes`: the fill-mask probes, if any;
     `finetune`: each task's fine-tuning results."""
-    training = read_json(str(Path(model_dir) / "training_metrics.json"), "training metrics file")
-    evaluation = read_json(eval_metrics, "evaluation metrics file")
+    training = read_training_metrics(model_dir)
+    evaluation = read_eval_metrics(eval_metrics)
     projection = read_json(calibration, "calibration") if calibration and Path(calibration).is_file() else None
     tasks = [read_task_metrics(path) for path in finetune]
     sections = {VERDICTS: [row for results in tasks for row in verdict_rows(results)]} if tasks else {}
     sections |= rows(read_manifest(manifest), training, evaluation, projection)
     if probes:
-        sections["Fill-mask probes"] = fill_mask_rows(read_json(probes, "probes file"))
+        sections["Fill-mask probes"] = fill_mask_rows(read_fill_mask_results(probes))
     for results in tasks:
         sections[f"Downstream: {results.task}"] = task_rows(results)
     body = "".join(

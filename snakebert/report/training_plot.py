@@ -5,6 +5,8 @@ import json
 from pathlib import Path
 
 from ..errors import DataError
+from ..training.eval_metrics import read_eval_metrics
+from ..training.training_metrics import read_training_metrics
 from .figures import figure, save_svg
 
 
@@ -19,16 +21,16 @@ def plot_training(model_dir: str, eval_metrics: str, out: str) -> None:
     steps, losses = series(history, "loss")
     if not steps:
         raise DataError(f"{history_path}: no training loss was logged (pretrain.logging_steps above max_steps?)")
-    held_out = json.loads(Path(eval_metrics).read_text())
-    phases = json.loads((Path(model_dir) / "training_metrics.json").read_text()).get("phases", [])
+    held_out = read_eval_metrics(eval_metrics)
+    phases = read_training_metrics(model_dir).phases
     fig, (loss, schedule) = figure(2)
     for phase in phases[1:]:  # each boundary, on both plots
-        boundary = phase["first_step"] - 1
+        boundary = phase.first_step - 1
         for axes in (loss, schedule):
             axes.axvline(boundary, color="C7", linestyle="--", linewidth=0.8)
         late = boundary > steps[-1] / 2  # its label left of the line, inside the axes, rather than past their edge
         loss.annotate(
-            f" phase {phase['phase']}: {phase['block_size']}-token blocks ",
+            f" phase {phase.phase}: {phase.block_size}-token blocks ",
             (boundary, 0.98),
             xycoords=("data", "axes fraction"),
             ha="right" if late else "left",
@@ -40,7 +42,7 @@ def plot_training(model_dir: str, eval_metrics: str, out: str) -> None:
         steps, losses, color="C0", label="training (each phase's blocks and masking)" if phases[1:] else "training"
     )
     loss.plot(*series(history, "eval_loss"), "o-", color="C1", label="validation, during training")
-    loss.axhline(held_out["mlm_loss"], color="C3", linestyle=":", label=f"evaluation: {held_out['mlm_loss']:.3f}")
+    loss.axhline(held_out.mlm_loss, color="C3", linestyle=":", label=f"evaluation: {held_out.mlm_loss:.3f}")
     loss.set(title="Masked language modelling loss", xlabel="step", ylabel="loss (nats per masked token)")
     loss.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize="small", frameon=False)  # below the plot
 

@@ -17,12 +17,13 @@ from ..errors import DataError
 from ..machine import machine
 from .block_dataset import BlockDataset
 from .collator import BlockCollator
+from .eval_metrics import EvalMetrics
 from .masking import IGNORED, predictions_per_block
 from .model import load_masked_lm, masked_logits
 
 
 @torch.no_grad()
-def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threads: int = 0) -> dict:
+def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threads: int = 0) -> EvalMetrics:
     """`masking`: the evaluation's `mlm_probability` and `max_predictions`; `threads`: torch's CPU threads (0: its
     default)."""
     if threads:
@@ -48,18 +49,18 @@ def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threa
     if asked == 0:
         raise DataError(nothing_to_predict(manifest, len(blocks), tokenizer))
     loss = loss_sum / asked
-    return {
-        "validation_blocks": len(blocks),
-        "masked_tokens": asked,
-        "mlm_loss": loss,
-        "perplexity": math.exp(loss),
-        "masked_token_accuracy": correct / asked,
-        "chance_accuracy": 1 / len(tokenizer),
-        "most_frequent_token_accuracy": int(label_counts.max()) / asked,
-        "masking_seed": settings["seed"],
-        "predictions_per_block": k,
-        "machine": machine(device),
-    }
+    return EvalMetrics(
+        validation_blocks=len(blocks),
+        masked_tokens=asked,
+        mlm_loss=loss,
+        perplexity=math.exp(loss),
+        masked_token_accuracy=correct / asked,
+        chance_accuracy=1 / len(tokenizer),
+        most_frequent_token_accuracy=int(label_counts.max()) / asked,
+        masking_seed=settings["seed"],
+        predictions_per_block=k,
+        machine=machine(device),
+    )
 
 
 def nothing_to_predict(manifest: str, blocks: int, tokenizer) -> str:

@@ -1,16 +1,15 @@
 """A finished run's model folder, kept in its checkpoint folder: a job of the same fingerprint that starts once the
 run has reached its last step (a neutral setting changed, or `--forcerun pretrain`) saves that folder again instead of
-training, so the model, training_metrics.json and log_history.json are the run's own: no segment of zero steps, no
+training, so the model, its training metrics and log_history.json are the run's own: no segment of zero steps, no
 throughput of a job that trained nothing."""
 
-import json
 import shutil
 from pathlib import Path
 
 from ..files.atomic import atomic_path
+from .training_metrics import TrainingMetrics, metrics_path, read_training_metrics
 
 FINISHED = "finished"  # the run folder's copy of the model folder its last job saved
-METRICS_FILE = "training_metrics.json"
 
 
 def keep_finished(model_folder: Path, run_folder: Path) -> None:
@@ -21,14 +20,14 @@ def keep_finished(model_folder: Path, run_folder: Path) -> None:
 
 def kept_finished(run_folder: Path) -> bool:
     """Whether the run kept its model folder (one that finished before runs kept it did not)."""
-    return (run_folder / FINISHED / METRICS_FILE).is_file()
+    return metrics_path(run_folder / FINISHED).is_file()
 
 
-def save_finished(run_folder: Path, out: str) -> dict:
+def save_finished(run_folder: Path, out: str) -> TrainingMetrics:
     """The run's kept model folder copied into `out`; its training metrics."""
     with atomic_path(out) as tmp:
         shutil.copytree(run_folder / FINISHED, tmp)
-    return json.loads((Path(out) / METRICS_FILE).read_text())
+    return read_training_metrics(out)
 
 
 def finished_line(checkpoint: str, steps: int, run_folder: Path) -> str:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..data.manifest_view import Manifest, not_this_workflows
+from ..data.manifest_view import Manifest
 from ..errors import DataError
 from ..files import unreadable
 from ..files.arrow_streams import stream_batches
 from ..files.block_format import block_ids
 from ..files.checksum import sha256
-from ..files.json_views import as_json
+from ..files.json_views import as_json, not_this_workflows
 
 
 def _scan(path: Path, manifest: Manifest, block_size: int) -> tuple[int, int]:
@@ -69,7 +69,7 @@ def check_counts(manifest_path: str, manifest: Manifest) -> None:
     try:
         problems = _count_problems(manifest)
     except (IndexError, TypeError, ValueError) as error:
-        raise not_this_workflows(manifest_path, error) from error
+        raise not_this_workflows(manifest_path, "manifest", error) from error
     if problems:
         raise DataError(
             f"{manifest_path}: its counts disagree ({'; '.join(problems)}); it was edited or belongs to other "

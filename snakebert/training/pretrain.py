@@ -26,7 +26,7 @@ from .block_dataset import BlockDataset, split_indices
 from .checkpoints import Segment, checkpoint_step, discard_unused, resume_point, run_directory, step_ranges
 from .collator import BlockCollator
 from .divergence import StopWhenDiverged, diverged
-from .finished_run import METRICS_FILE, finished_line, keep_finished, kept_finished, save_finished
+from .finished_run import finished_line, keep_finished, kept_finished, save_finished
 from .job import TrainingJob
 from .masking import predictions_per_block
 from .model import masked_positions_model, model_config, save_masked_lm
@@ -35,6 +35,7 @@ from .preflight import check_block_splits, check_counts, check_positions, check_
 from .stop_request import Deadline, StopOnRequest, StopRequest, job_end_time, report_stop, stopped
 from .trackers import tracking_callbacks
 from .trainers import build_trainer, global_batch_size
+from .training_metrics import PhaseRecord, TrainingMetrics, write_training_metrics
 
 HISTORY = "runs"  # the model folder's copy of the run's history, which the Hub shows as its Training metrics tab
 
@@ -126,56 +127,6 @@ def weights_digest(model) -> str:
     return digest.hexdigest()
 
 
-def phase_record(phase: Phase, trainer, result) -> dict:
-    """What training_metrics.json says of one phase; `result` None for a phase done before this job started."""
-    record = {
-        "phase": phase.number,
-        "block_size": phase.block_size,
-        "first_step": phase.start + 1,
-        "last_step": phase.stop,
-        "global_batch_size": global_batch_size(trainer.args) if trainer else None,
-        "predictions_per_block": phase.predictions,
-        "peak_learning_rate": phase.learning_rate,
-        "trained_here": result is not None,
-    }
-    if result is not None:
-        samples_per_second = result.metrics["train_samples_per_second"]
-        record |= {
-            "train_runtime": result.metrics["train_runtime"],
-            "train_samples_per_second": samples_per_second,
-            "train_tokens_per_second": samples_per_second * phase.block_size,
-        }
-    return record
-
-
-def summary(trainer, phases: list[dict], backend: str, resumed_from: str | None, segment: Segment) -> dict:
-    """training_metrics.json: the run's totals over the phases this job trained (timings None where it trained
-    none), each phase's record, and the jobs (segments) the run took."""
-    history = trainer.state.log_history
-    losses = [entry["loss"] for entry in history if "loss" in entry]
-    evals = [entry["eval_loss"] for entry in history if "eval_loss" in entry]
-    trained = [phase for phase in phases if phase["trained_here"]]
-    runtime = sum(phase["train_runtime"] for phase in trained) if trained else None
-    samples = sum(phase["train_samples_per_second"] * phase["train_runtime"] for phase in trained)
-    tokens = sum(phase["train_tokens_per_second"] * phase["train_runtime"] for phase in trained)
-    segments = segment.segments(trainer.state.global_step) if trained else segment.earlier
-    return {
-        "backend": backend,
-        "world_size": trainer.args.world_size,
-        "global_batch_size": global_batch_size(trainer.args),
-        "steps": trainer.state.global_step,
-        "resumed_from": resumed_from,
-        "train_runtime": runtime,
-        "train_samples_per_second": samples / max(runtime, 1e-9) if trained else None,
-        "train_tokens_per_second": tokens / max(runtime, 1e-9) if trained else None,
-        "initial_loss": losses[0] if losses else None,
-        "final_loss": losses[-1] if losses else None,
-        "final_eval_loss": evals[-1] if evals else None,
-        "phases": phases,
-        "segments": segments,
-    }
-
-
 @dataclass
 class Run:
     """What every phase of a run trains with, checked before the first step."""
@@ -240,6 +191,62 @@ def run_history(run: Run) -> str | None:
     return str(Path(run.job.tracking) / run.folder.name)
 
 
+def phase_record(phase: Phase, trainer, result) -> PhaseRecord:
+    """What training_metrics.json says of one phase; `result` None for a phase done before this job started."""
+    record = PhaseRecord(
+        phase=phase.number,
+        block_size=phase.block_size,
+        first_step=phase.start + 1,
+        last_step=phase.stop,
+        global_batch_size=global_batch_size(trainer.args) if trainer else None,
+        predictions_per_block=phase.predictions,
+        peak_learning_rate=phase.learning_rate,
+        trained_here=result is not None,
+    )
+    if result is None:
+        return record
+    samples_per_second = result.metrics["train_samples_per_second"]
+    return dataclasses.replace(
+        record,
+        train_runtime=result.metrics["train_runtime"],
+        train_samples_per_second=samples_per_second,
+        train_tokens_per_second=samples_per_second * phase.block_size,
+    )
+
+
+def summary(
+    run: Run, trainer, phases: list[PhaseRecord], resumed_from: str | None, segment: Segment
+) -> TrainingMetrics:
+    """training_metrics.json: the run's totals over the phases this job trained (timings None where it trained
+    none), each phase's record, the jobs (segments) the run took, its base and whether its history is kept."""
+    history = trainer.state.log_history
+    losses = [entry["loss"] for entry in history if "loss" in entry]
+    evals = [entry["eval_loss"] for entry in history if "eval_loss" in entry]
+    trained = [phase for phase in phases if phase.trained_here]
+    runtime = sum(phase.train_runtime for phase in trained) if trained else None
+    samples = sum(phase.train_samples_per_second * phase.train_runtime for phase in trained)
+    tokens = sum(phase.train_tokens_per_second * phase.train_runtime for phase in trained)
+    segments = segment.segments(trainer.state.global_step) if trained else segment.earlier
+    live = run_history(run)
+    return TrainingMetrics(
+        backend=run.job.backend,
+        world_size=trainer.args.world_size,
+        global_batch_size=global_batch_size(trainer.args),
+        steps=trainer.state.global_step,
+        resumed_from=resumed_from,
+        train_runtime=runtime,
+        train_samples_per_second=samples / max(runtime, 1e-9) if trained else None,
+        train_tokens_per_second=tokens / max(runtime, 1e-9) if trained else None,
+        initial_loss=losses[0] if losses else None,
+        final_loss=losses[-1] if losses else None,
+        final_eval_loss=evals[-1] if evals else None,
+        phases=tuple(phases),
+        segments=tuple(segments),
+        init_from=run.job.model[INIT_FROM],
+        history=HISTORY if live is not None and Path(live).is_dir() else None,
+    )
+
+
 def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None, resuming: bool = False):
     """The trainer of `phase` in this job's `segment` of the run (default: a run from step 1), with the model as
     initialised from the seed (a checkpoint that it is `resuming` replaces it)."""
@@ -262,7 +269,7 @@ def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None, resumi
     return trainer
 
 
-def pretrain(job: TrainingJob, out: str) -> dict:
+def pretrain(job: TrainingJob, out: str) -> TrainingMetrics | None:
     """Train every phase in order, each from the newest checkpoint of the run (the previous phase's last one when
     it starts), and save the model into `out`. A run that fails before its first checkpoint leaves no folder; a
     signal saves a checkpoint and stops the run (stop_request.py)."""
@@ -287,7 +294,7 @@ def segment_line(segment: Segment, max_steps: int, deadline: Deadline) -> str:
     return line
 
 
-def train_phases(run: Run, out: str, request: StopRequest) -> dict:
+def train_phases(run: Run, out: str, request: StopRequest) -> TrainingMetrics | None:
     """The run's phases, in order, then the model saved into `out` by the first process; StoppedOnRequest once a
     stop `request` has been saved."""
     job = run.job
@@ -318,36 +325,33 @@ def train_phases(run: Run, out: str, request: StopRequest) -> dict:
         if stop.stopped_at is not None:
             raise report_stop(stopped(stop, str(run.folder)))
         records.append(phase_record(phase, trainer, result))
-    return save_run(run, trainer, summary(trainer, records, job.backend, first_resume, segment), out)
+    return save_run(run, trainer, summary(run, trainer, records, first_resume, segment), out)
 
 
-def save_run(run: Run, trainer, metrics: dict, out: str) -> dict:
-    """Save the model, its training metrics (`metrics` and where the run came from), its log history and its live
-    history into `out`, and keep a copy in the run's checkpoint folder (finished_run.py), by the first process."""
-    history = run_history(run)
-    kept = history is not None and Path(history).is_dir()
-    metrics = {**metrics, "init_from": run.job.model[INIT_FROM], "history": HISTORY if kept else None}
+def save_run(run: Run, trainer, metrics: TrainingMetrics, out: str) -> TrainingMetrics:
+    """Save the model, its training metrics, its log history and its live history (when `metrics` says it is kept)
+    into `out`, and keep a copy in the run's checkpoint folder (finished_run.py), by the first process."""
     print(f"{run.place}: trained weights sha256 {weights_digest(trainer.model)}", flush=True)
     if trainer.is_world_process_zero():
         with atomic_path(out) as tmp:
             save_masked_lm(trainer, run.tokenizer, tmp)
-            (tmp / METRICS_FILE).write_text(json.dumps(metrics, indent=1) + "\n")
+            write_training_metrics(tmp, metrics)
             (tmp / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
-            if kept:
-                shutil.copytree(history, tmp / HISTORY)
+            if metrics.history:
+                shutil.copytree(run_history(run), tmp / metrics.history)
         keep_finished(Path(out), run.folder)
     return metrics
 
 
-def save_again(run: Run, checkpoint: str, segment: Segment, out: str) -> dict:
+def save_again(run: Run, checkpoint: str, segment: Segment, out: str) -> TrainingMetrics | None:
     """A job that starts after its run's last step trains nothing: the model folder the run saved, which it keeps, is
     saved into `out` again. A run that kept none (it finished before runs kept it) saves its last checkpoint's weights
     and log history, with the run's segments and phases but no timings: this job measured none."""
     print(finished_line(checkpoint, checkpoint_step(checkpoint), run.folder), flush=True)
     if kept_finished(run.folder):
-        return save_finished(run.folder, out) if rank(run.job.backend) == 0 else {}
+        return save_finished(run.folder, out) if rank(run.job.backend) == 0 else None
     trainer = phase_trainer(run, run.phases[-1], segment, resuming=True)
     trainer._load_from_checkpoint(checkpoint)
     trainer.state = TrainerState.load_from_json(str(Path(checkpoint) / TRAINER_STATE_NAME))
     records = [phase_record(phase, None, None) for phase in run.phases]
-    return save_run(run, trainer, summary(trainer, records, run.job.backend, checkpoint, segment), out)
+    return save_run(run, trainer, summary(run, trainer, records, checkpoint, segment), out)

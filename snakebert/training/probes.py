@@ -6,6 +6,7 @@ transformers are imported by the job alone."""
 from collections import Counter
 
 from ..errors import DataError
+from .fill_mask_results import FillMaskResults, Guess, MostCommonTop1, PromptResult
 
 MASK = "[MASK]"
 TOP_K = 5
@@ -42,7 +43,7 @@ def hit_rate(hits: list[bool | None]) -> float | None:
     return sum(scored) / len(scored) if scored else None
 
 
-def fill_mask_probes(model_dir: str, probes: list[dict], threads: int = 0) -> dict:
+def fill_mask_probes(model_dir: str, probes: list[dict], threads: int = 0) -> FillMaskResults:
     """The top 5 of `pipeline("fill-mask")` for each of `probes` ({prompt, answers}), hits, hit rates and the most
     common top-1 token; `threads`: torch's CPU threads (0: its default)."""
     import torch
@@ -60,24 +61,22 @@ def fill_mask_probes(model_dir: str, probes: list[dict], threads: int = 0) -> di
         predictions = fill(probe["prompt"])
         ids = [prediction["token"] for prediction in predictions]
         results.append(
-            {
-                "prompt": probe["prompt"],
-                "answers": probe["answers"],
-                "predictions": [
-                    {"token": prediction["token_str"], "probability": prediction["score"]} for prediction in predictions
-                ],
-                "hit_top1": ids[0] in answers if answers else None,
-                "hit_top5": bool(answers.intersection(ids)) if answers else None,
-            }
+            PromptResult(
+                prompt=probe["prompt"],
+                answers=tuple(probe["answers"]),
+                predictions=tuple(Guess(prediction["token_str"], prediction["score"]) for prediction in predictions),
+                hit_top1=ids[0] in answers if answers else None,
+                hit_top5=bool(answers.intersection(ids)) if answers else None,
+            )
         )
-    top1 = Counter(result["predictions"][0]["token"] for result in results)
+    top1 = Counter(result.predictions[0].token for result in results)
     token, prompts = top1.most_common(1)[0]
-    return {
-        "top_k": TOP_K,
-        "probes": results,
-        "answered": sum(bool(probe["answers"]) for probe in probes),
-        "hit_rate_top1": hit_rate([result["hit_top1"] for result in results]),
-        "hit_rate_top5": hit_rate([result["hit_top5"] for result in results]),
-        "distinct_top1": len(top1),
-        "most_common_top1": {"token": token, "prompts": prompts},
-    }
+    return FillMaskResults(
+        top_k=TOP_K,
+        probes=tuple(results),
+        answered=sum(bool(probe["answers"]) for probe in probes),
+        hit_rate_top1=hit_rate([result.hit_top1 for result in results]),
+        hit_rate_top5=hit_rate([result.hit_top5 for result in results]),
+        distinct_top1=len(top1),
+        most_common_top1=MostCommonTop1(token, prompts),
+    )

@@ -36,6 +36,7 @@ import snakebert.training.pretrain as pretrain_script
 import snakebert.training.trainers as trainers
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError, StoppedOnRequest
+from snakebert.files.json_views import as_json
 from snakebert.training.backends import GAUDI_CONFIG
 from snakebert.training.block_dataset import EpochSampler
 from snakebert.training.checkpoints import COMPLETE_FILE
@@ -88,7 +89,7 @@ def hpu_job(data, folder) -> TrainingJob:
 
 def run_pretrain(data, folder):
     """scripts/pretrain.py's pretrain on the HPU path."""
-    return pretrain_script.pretrain(hpu_job(data, folder), str(folder / "model"))
+    return as_json(pretrain_script.pretrain(hpu_job(data, folder), str(folder / "model")))
 
 
 def spied_pretrain(job: TrainingJob, folder, out: str = "model") -> tuple[dict, list]:
@@ -105,7 +106,7 @@ def spied_pretrain(job: TrainingJob, folder, out: str = "model") -> tuple[dict, 
         patch.delenv("WORLD_SIZE", raising=False)
         patch.chdir(folder)
         metrics = pretrain_script.pretrain(job, str(folder / out))
-    return metrics, built
+    return as_json(metrics), built
 
 
 @pytest.fixture(scope="module")
@@ -345,7 +346,7 @@ def test_both_phases_train_through_gaudi_trainer_with_a_shape_each_and_resume_bi
         patch.delenv("WORLD_SIZE", raising=False)
         patch.chdir(tmp_path)
         resumed = pretrain_script.pretrain(job, str(tmp_path / "resumed"))
-    assert resumed["resumed_from"] == str(run / "checkpoint-3")
+    assert resumed.resumed_from == str(run / "checkpoint-3")
     weights = [(tmp_path / name / "model.safetensors").read_bytes() for name in ("model", "resumed")]
     assert weights[0] == weights[1]
 
@@ -489,7 +490,7 @@ def test_a_fine_tuning_run_goes_through_gaudi_trainer_with_one_shape(tiny_data, 
     recipe = {"learning_rate": 5e-3, "epochs": 2, "batch_size": 8, "max_length": 32, "warmup_ratio": 0.1,
               "weight_decay": 0.0}  # fmt: skip
     model = save_tiny_model(tiny_data.tokenizer, tmp_path / "model")
-    job = FinetuneJob(str(tmp_path / "pairs"), "pretrained", "pretrained", model, 1, recipe, "lr-0.005", 8, "hpu",
+    job = FinetuneJob(str(tmp_path / "pairs"), "pretrained", "pretrained", model, 1, recipe, 5e-3, True, 8, "hpu",
                       str(tmp_path / "checkpoints"), on_device=False)  # fmt: skip
     built, build = [], finetune_train.build_trainer
 

@@ -1,10 +1,15 @@
 """The calibration's projection: its arithmetic from the burst's marks, and how the report sets it against the run."""
 
+from dataclasses import replace
+
 import pytest
+from helpers import EVAL_METRICS, TRAINING_METRICS
 
 from snakebert.errors import DataError
+from snakebert.files.json_files import write_json
 from snakebert.report.summary import calibration_rows, report_summary, timing_rows
 from snakebert.training.calibration import project
+from snakebert.training.training_metrics import TrainingMetrics, write_training_metrics
 
 # A burst of 10 warm-up and 30 timed steps: the job started at 5 s, the trainer at 10 s.
 MARKS = {"train_begin": 10.0, "step_10": 12.0, "evaluated_10": 13.0, "step_40": 16.0, "evaluated_40": 16.5}
@@ -28,8 +33,8 @@ def test_the_projection_adds_warm_up_steps_evaluations_and_checkpoints():
     assert project(MARKS, 5.0, BURST, SETTINGS, 256, 4, None)["projected_cost"] is None
 
 
-TRAINING = {"backend": "hpu", "world_size": 32, "global_batch_size": 256, "steps": 1000, "train_runtime": 125.0,
-            "resumed_from": None}  # fmt: skip
+TRAINING = replace(TrainingMetrics.from_json(TRAINING_METRICS), backend="hpu", world_size=32, global_batch_size=256,
+                   steps=1000, train_runtime=125.0)  # fmt: skip
 
 
 def test_the_report_sets_the_projection_against_the_run_it_projected():
@@ -38,21 +43,20 @@ def test_the_report_sets_the_projection_against_the_run_it_projected():
     assert rows["run time: projected / actual"] == "0:01:44 / 0:02:05 (1.20x the projection)"
     assert rows["calibrated throughput"] == "2,560.0 samples/s"
     assert rows["projected cost"] == "1.58 (0.12 node-hours at 13.0 per node-hour)"
-    assert "note" in dict(calibration_rows(calibration, {**TRAINING, "resumed_from": "checkpoint-500"}))
+    assert "note" in dict(calibration_rows(calibration, replace(TRAINING, resumed_from="checkpoint-500")))
     other = dict(calibration_rows({**calibration, "world_size": 8}, TRAINING))
     assert other == {"calibration": "of another launch (hpu, 8 ranks, global batch 256, 1,000 steps): not compared"}
     assert calibration_rows(None, TRAINING) == []
     short = {**calibration, "max_steps": 60, "projected_train_seconds": 0.55}
     assert (
-        dict(calibration_rows(short, {**TRAINING, "steps": 60, "train_runtime": 0.43}))["run time: projected / actual"]
+        dict(calibration_rows(short, replace(TRAINING, steps=60, train_runtime=0.43)))["run time: projected / actual"]
         == "0.6 s / 0.4 s (0.78x the projection)"
     )
 
 
 def test_a_damaged_calibration_is_named_by_the_report(tmp_path):
-    (tmp_path / "model").mkdir()
-    (tmp_path / "model/training_metrics.json").write_text("{}")
-    (tmp_path / "metrics.json").write_text("{}")
+    write_training_metrics(tmp_path / "model", TRAINING)
+    write_json(tmp_path / "metrics.json", EVAL_METRICS)
     (tmp_path / "calibration.json").write_text('{"samples_per_second": ')
     with pytest.raises(DataError, match=r"calibration.json: not a readable calibration \(.*delete it and rerun"):
         report_summary("manifest.json", str(tmp_path / "model"), str(tmp_path / "metrics.json"), str(tmp_path / "out"),
@@ -64,7 +68,7 @@ def test_a_run_saved_again_without_timings_is_reported_unmeasured_not_compared()
     """A finished run saved again from its last checkpoint, without the model folder it kept (training/finished_run.py)
     has no timings: the report says so instead of dividing by them."""
     calibration = {**project(MARKS, 5.0, BURST, SETTINGS, 256, 4, 13.0), "backend": "hpu", "world_size": 32}
-    unmeasured = {**TRAINING, "train_runtime": None, "train_samples_per_second": None}
+    unmeasured = replace(TRAINING, train_runtime=None, train_samples_per_second=None)
     assert dict(calibration_rows(calibration, unmeasured)) == {"calibrated throughput": "2,560.0 samples/s"}
     assert timing_rows(unmeasured) == [
         ("run time, throughput", "not measured: the job that saved the model found the run finished")

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 from finetune_data import metrics_json
-from helpers import TINY_TRAINING, run_script
+from helpers import EVAL_METRICS, TINY_TRAINING, TRAINING_METRICS, run_script
 from huggingface_hub import DatasetCard, ModelCard
 
 from snakebert.cards.dataset import write_dataset_card
@@ -16,16 +16,6 @@ from snakebert.config_defaults import schema_defaults
 from snakebert.finetune.interval import NONE_SCORED, too_few_groups
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
-TRAINING = {"backend": "cpu", "world_size": 1, "global_batch_size": 8, "steps": 60, "resumed_from": None,
-            "train_runtime": 3.5, "train_samples_per_second": 137.1, "train_tokens_per_second": 2193.6,
-            "initial_loss": 5.31, "final_loss": 4.87, "final_eval_loss": 4.9, "history": "runs",
-            "phases": [{"phase": 1, "block_size": 8, "first_step": 1, "last_step": 40, "global_batch_size": 16,
-                        "predictions_per_block": 1},
-                       {"phase": 2, "block_size": 16, "first_step": 41, "last_step": 60, "global_batch_size": 8,
-                        "predictions_per_block": 2}]}  # fmt: skip
-EVALUATION = {"validation_blocks": 4, "masked_tokens": 8, "mlm_loss": 4.912345678901234, "perplexity": 135.9734911,
-              "masked_token_accuracy": 0.125, "chance_accuracy": 0.005, "most_frequent_token_accuracy": 0.0625,
-              "masking_seed": 1234, "predictions_per_block": 2}  # fmt: skip
 MODEL_CONFIG = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hidden_size": 32,
                 "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64,
                 "max_position_embeddings": 32, "vocab_size": 200}  # fmt: skip
@@ -46,8 +36,8 @@ def run(tiny_data, tmp_path):
     shutil.copytree(results / "tokenizer", model)
     for path, value in {
         model / "config.json": MODEL_CONFIG,
-        model / "training_metrics.json": TRAINING,
-        results / "eval/metrics.json": EVALUATION,
+        model / "training_metrics.json": TRAINING_METRICS,
+        results / "eval/metrics.json": EVAL_METRICS,
         **{results / f"finetune/{task['task']}/metrics.json": task for task in TASKS},
     }.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -69,7 +59,7 @@ def test_the_model_cards_model_index_holds_exactly_the_metrics_files_numbers(run
         for result in card.data.eval_results
     ]
     mlm = [
-        ("fill-mask", "Masked Language Modeling", metric, EVALUATION[key])
+        ("fill-mask", "Masked Language Modeling", metric, EVAL_METRICS[key])
         for key, metric in {"mlm_loss": "loss", "perplexity": "perplexity", "masked_token_accuracy": "accuracy"}.items()
     ]
     downstream = [

@@ -6,17 +6,16 @@ the file and the field."""
 import json
 import re
 from dataclasses import fields
-from pathlib import Path
 
 import pytest
 from finetune_data import metrics_json
-from helpers import REPO
+from helpers import spelled_elsewhere
 
 from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
-from snakebert.finetune import metrics_file
-from snakebert.finetune.metrics_file import TaskMetrics, read_task_metrics, write_task_metrics
-from snakebert.finetune.task_file import TASK_FILE, TaskFile, read_task_file, write_task_file
+from snakebert.finetune import metrics_file, task_file
+from snakebert.finetune.metrics_file import METRICS_FILE, TaskMetrics, read_task_metrics, write_task_metrics
+from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE, TaskFile, read_task_file, write_task_file
 
 # Per file: its module, its top-level view, and the keys a grep cannot hold to it, each with the reason.
 TASK_JSON_KEYS = "also a key of task.json, which the fine-tuning jobs still read key by key"
@@ -41,8 +40,6 @@ CONTRACTS = {
         },
     ),
 }
-SOURCES = [*sorted((REPO / "snakebert").rglob("*.py")), *sorted((REPO / "scripts").glob("*.py")),
-           *sorted((REPO / "rules").glob("*.smk"))]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", CONTRACTS)
@@ -52,13 +49,16 @@ def test_no_module_but_the_files_own_spells_one_of_its_keys(name):
     assert set(skipped) <= set(keys), "a skipped key the file no longer holds"
     checked = [key for key in keys if key not in skipped]
     assert len(checked) >= 5, checked  # the test still means something
-    spelled = re.compile(rf"([\"'])(?:{'|'.join(map(re.escape, checked))})\1")
-    found = {
-        str(path.relative_to(REPO)): sorted({match.group(0) for match in spelled.finditer(path.read_text())})
-        for path in SOURCES
-        if path.resolve() != Path(module.__file__).resolve() and spelled.search(path.read_text())
-    }
-    assert found == {}, f"{name}'s keys spelled outside {module.__name__}"
+    assert spelled_elsewhere(module, checked) == {}
+
+
+@pytest.mark.parametrize(
+    ("module", "paths"),
+    [(metrics_file, [METRICS_FILE]), (task_file, [TASK_DATA, FOLD_DATA, TASK_FILE])],
+    ids=["metrics.json", "task.json"],
+)
+def test_no_other_module_spells_the_files_path(module, paths):
+    assert spelled_elsewhere(module, [re.escape(path) for path in paths]) == {}
 
 
 @pytest.fixture

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from finetune_jobs import summarized
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from snakebert.errors import DataError
-from snakebert.files.json_views import as_json
 from snakebert.finetune.baselines import majority, run_baselines
 from snakebert.finetune.metrics import scores, spread
-from snakebert.finetune.metrics_file import read_task_metrics, task_metrics
+from snakebert.finetune.metrics_file import task_metrics
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.summary import summarize_task
 from snakebert.report.downstream import task_rows
@@ -111,15 +111,6 @@ def test_the_baselines_score_the_majority_class_and_tfidf(party, tmp_path):
     assert run_baselines(str(party), str(tmp_path / "again.json")) == found
 
 
-def summarized(*args) -> dict:
-    """summarize_task's results (its arguments `args`) as the JSON it wrote, which its file holds byte for byte and
-    its reader reads back whole."""
-    found = as_json(summarize_task(*args))
-    assert Path(args[-1]).read_text() == json.dumps(found, indent=1) + "\n"
-    assert as_json(read_task_metrics(args[-1])) == found
-    return found
-
-
 def rows_of(found: dict, description: str) -> dict[str, str]:
     """The report's rows of the results `found` (their JSON), under another description."""
     return dict(task_rows(task_metrics(**{**found, "description": description})))
@@ -129,7 +120,6 @@ def write_runs(folder, predictions: dict[str, list], values: dict[str, list[floa
                test=None, first_seed=1) -> list[str]:  # fmt: skip
     """Fine-tuning results of each model, one per seed: `values` its scores (on test too, unless `test` gives those),
     `predictions` its test predictions; at `rate`, a run of the learning-rate search or a chosen one."""
-    import json
 
     kinds = {"pretrained": "pretrained", "random": "random_init"}
     paths = []
@@ -249,6 +239,16 @@ def test_a_run_at_a_rate_its_search_does_not_choose_is_refused(party, tmp_path):
     assert not (tmp_path / "metrics.json").exists()
 
 
+def test_a_model_without_its_learning_rate_choice_is_refused_naming_it(party, tmp_path):
+    truth = read_task_dir(str(party))[1]["test"].column("label").to_pylist()
+    runs = write_runs(tmp_path, {"pretrained": truth}, {"pretrained": [0.6]})
+    baselines = tmp_path / "baselines.json"
+    run_baselines(str(party), str(baselines))
+    with pytest.raises(DataError, match=r"^finetune task 'party': no learning-rate choice of 'pretrained' in \[\]$"):
+        summarize_task(str(party / "task.json"), runs, [], [3e-3], [str(baselines)], str(tmp_path / "metrics.json"))
+    assert not (tmp_path / "metrics.json").exists()
+
+
 @pytest.fixture(scope="module")
 def party_baselines(party, tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("baselines") / "baselines.json"
@@ -258,7 +258,6 @@ def party_baselines(party, tmp_path_factory) -> str:
 
 def diverge(path: str, at: str = "training loss nan in epoch 2") -> None:
     """Make the run of `path` one that diverged, as a run that did writes it."""
-    import json
 
     run = json.loads(Path(path).read_text())
     scored = dict.fromkeys(run["test"])
@@ -339,7 +338,6 @@ def test_the_majority_baselines_matthews_correlation_is_undefined(party):
 def test_the_downstream_figure_writes_an_undefined_score_in_its_row_and_shows_each_verdicts_interval(tmp_path):
     """Top: each model's score, an undefined one written in its row. Below: each difference a verdict rests on, with
     its interval against 0 and its verdict, fine-tuned and probed; one without an interval says why."""
-    import json
 
     from snakebert.report.downstream_plot import plot_downstream
 
@@ -377,7 +375,6 @@ def test_the_downstream_figure_writes_an_undefined_score_in_its_row_and_shows_ea
 
 def write_probes(folder, predictions: dict[str, list], values: dict[str, float], seeds: int = 3) -> list[str]:
     """Linear-probe results of each model, one per seed, every seed scoring `values` and predicting `predictions`."""
-    import json
 
     kinds = {"pretrained": "pretrained", "random": "random_init"}
     paths = []
@@ -429,7 +426,6 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
 def test_folds_are_pooled_seed_by_seed_and_resampled_over_every_group(tmp_path):
     """Three folds of the party task: each seed's runs pooled into one run on all 1,448 passages (scored anew, not
     averaged), the baselines pooled the same way, the interval drawn over all 181 speeches; a missing fold refused."""
-    import json
 
     folder = tmp_path / "data"
     task = {"name": "party", "type": "embedded", "task": "sotu-party", "passage_words": 100, "passages_per_speech": 8,

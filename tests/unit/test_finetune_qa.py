@@ -8,12 +8,11 @@ import json
 
 import pytest
 from finetune_data import squad_articles, write_squad
-from finetune_jobs import cpu_job
+from finetune_jobs import cpu_job, summarized
 from helpers import save_tiny_model
 from shape_log import changed_ops, training_step_shapes
 
 from snakebert.errors import DataError
-from snakebert.files.json_views import as_json
 from snakebert.finetune.baselines import run_baselines
 from snakebert.finetune.embedded import BLANK
 from snakebert.finetune.folds import pooled_runs
@@ -25,7 +24,6 @@ from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.qa_windows import QAWindows
 from snakebert.finetune.span_probe import NEGATIVES, train_positions
 from snakebert.finetune.squad_metrics import QA_METRICS
-from snakebert.finetune.summary import summarize_task
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
 
 ARTICLES = 12
@@ -244,8 +242,8 @@ def test_the_summary_holds_the_runs_and_the_sentence_baseline_with_an_interval_o
     assert all(answer == "" or answer.endswith(".") and answer in context
                for answer, context in zip(answers, contexts, strict=True))  # fmt: skip
     out = root / "metrics.json"
-    found = as_json(summarize_task(str(task_dir / "task.json"), [str(tuned[0])], list(map(str, probed)), [5e-3],
-                                   [str(root / "baselines.json")], str(out)))  # fmt: skip
+    found = summarized(str(task_dir / "task.json"), [str(tuned[0])], list(map(str, probed)), [5e-3],
+                           [str(root / "baselines.json")], str(out))  # fmt: skip
     assert json.loads(out.read_text()) == json.loads(json.dumps(found))
     assert found["problem"] == "extractive_qa" and found["main_metric"] == "squad_f1"
     assert found["bootstrap"]["groups"] == 3  # the test split's articles

@@ -11,13 +11,12 @@ import pyarrow as pa
 import pyarrow.parquet
 import pytest
 from finetune_data import write_conll
-from finetune_jobs import cpu_job
+from finetune_jobs import cpu_job, summarized
 from helpers import save_tiny_model, write_jsonl
 from seqeval.metrics import accuracy_score, f1_score, precision_score, recall_score
 from shape_log import changed_ops, training_step_shapes
 
 from snakebert.errors import DataError
-from snakebert.files.json_views import as_json
 from snakebert.finetune.baselines import majority, run_baselines, word_tags
 from snakebert.finetune.frozen_states import STRENGTHS
 from snakebert.finetune.interval import MIN_GROUPS, NOT_SHOWN
@@ -25,7 +24,6 @@ from snakebert.finetune.job import FinetuneJob
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.probe import probe_model
 from snakebert.finetune.problems import PROBLEMS
-from snakebert.finetune.summary import summarize_task
 from snakebert.finetune.tag_metrics import TAG_METRICS
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
 from snakebert.finetune.word_windows import WordWindows
@@ -363,8 +361,8 @@ def test_the_linear_probe_of_a_tagging_task_writes_each_seeds_scores_and_strengt
 def test_the_summary_holds_the_runs_the_baselines_and_the_probe_with_comparisons(prepared, tuned, probed, baselines):
     root, _, task_dir = prepared
     out = root / "metrics.json"
-    found = as_json(summarize_task(str(task_dir / "task.json"), [str(tuned[0])], list(map(str, probed)), [5e-3],
-                                   [str(baselines[0])], str(out)))  # fmt: skip
+    found = summarized(str(task_dir / "task.json"), [str(tuned[0])], list(map(str, probed)), [5e-3],
+                           [str(baselines[0])], str(out))  # fmt: skip
     assert json.loads(out.read_text()) == json.loads(json.dumps(found))
     assert found["problem"] == "token_classification" and found["main_metric"] == "entity_f1"
     assert found["tag_scheme"] == "iob2" and "an I- tag after O" in found["entities"]  # how a stray I- is counted

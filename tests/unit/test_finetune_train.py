@@ -2,6 +2,7 @@
 with the same result, random initialisation and reference models started as named, and a reference model that
 cannot be used refused before any step, without output."""
 
+import argparse
 import json
 import os
 import shutil
@@ -21,10 +22,11 @@ from tracker_histories import mlflow_history, mlflow_runs, wandb_history
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
+from snakebert.finetune.chosen_file import read_chosen, write_chosen
 from snakebert.finetune.encoded import EncodedSplit
-from snakebert.finetune.job import FinetuneJob
+from snakebert.finetune.job import FinetuneJob, run_rate
 from snakebert.finetune.prepare import prepare_task, read_task_dir
-from snakebert.finetune.rates import chosen_rate
+from snakebert.finetune.rates import choose_rate, chosen_rate
 from snakebert.finetune.run_folder import remove_finished
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
 from snakebert.training.trackers import TRACKING_ENV
@@ -55,7 +57,7 @@ def prepared(tiny_data, tmp_path_factory):
 def job(prepared, tmp_path, kind="pretrained", model=None, **overrides) -> FinetuneJob:
     root, own, task = prepared
     settings = {"task_dir": str(task), "name": kind, "kind": kind, "model": model or own, "seed": 1,
-                "recipe": RECIPE, "rate": "lr-0.005", "eval_batch_size": 8, "backend": "cpu",
+                "recipe": RECIPE, "rate": 5e-3, "searching": True, "eval_batch_size": 8, "backend": "cpu",
                 "checkpoints": str(tmp_path / "checkpoints"), **overrides}  # fmt: skip
     return FinetuneJob(**settings)
 
@@ -88,23 +90,44 @@ def test_a_run_reports_each_epochs_validation_scores_to_every_tracker(prepared, 
     assert max(value for _, value in curve) == pytest.approx(result["validation"]["macro_f1"], abs=1e-6)
 
 
-def test_a_chosen_run_takes_the_rate_its_search_chooses_on_validation_and_a_rate_off_the_grid_is_refused(
+def test_a_chosen_run_takes_the_rate_its_search_chose_on_validation_and_a_rate_off_the_grid_is_refused(
     prepared, tmp_path
 ):
-    grid = {**RECIPE, "learning_rate": [1e-3, 5e-3, 2e-2]}
+    grid = [1e-3, 5e-3, 2e-2]
     search = []
     for rate, scores in ((1e-3, [0.5, 0.9]), (5e-3, [0.7, 0.8]), (2e-2, [None, 0.75])):  # medians 0.7, 0.75, 0.75
         for seed, score in enumerate(scores, 1):
-            search.append(tmp_path / f"search-{rate}-{seed}.json")
-            run = {"recipe": {**RECIPE, "learning_rate": rate}, "validation": {"macro_f1": score}, "test": {}}
-            search[-1].write_text(json.dumps(run))
-    found = finetune(job(prepared, tmp_path, recipe=grid, rate="chosen", search=tuple(map(str, search))),
-                     str(tmp_path / "chosen.json"))  # fmt: skip
-    assert found["recipe"] == {**RECIPE, "learning_rate": 5e-3}  # the first of the two best medians
-    assert found["search"] is False
-    with pytest.raises(DataError, match=r"finetune run 'lr-0.01': 0.01 is not a learning rate of the recipe's grid"):
-        finetune(job(prepared, tmp_path, recipe=grid, rate="lr-0.01"), str(tmp_path / "off.json"))
-    assert not (tmp_path / "off.json").exists()
+            search.append(str(tmp_path / f"search-{rate}-{seed}.json"))
+            run = {"model": "pretrained", "seed": seed, "recipe": {**RECIPE, "learning_rate": rate},
+                   "validation": {"macro_f1": score}, "test": {}}  # fmt: skip
+            Path(search[-1]).write_text(json.dumps(run))
+    chosen = tmp_path / "chosen.json"
+    write_chosen(str(chosen), choose_rate(str(prepared[2] / "task.json"), search, grid))
+    assert read_chosen(str(chosen)).learning_rate == 5e-3  # the first of the two best medians
+    assert [tried.validation for tried in read_chosen(str(chosen)).search] == [0.7, 0.75, 0.75]
+    rate, searching = run_rate(argparse.Namespace(rate=None, chosen=str(chosen)))
+    found = finetune(job(prepared, tmp_path, recipe={**RECIPE, "learning_rate": grid}, rate=rate, searching=searching),
+                     str(tmp_path / "run.json"))  # fmt: skip
+    assert found["recipe"] == {**RECIPE, "learning_rate": 5e-3} and found["search"] is False
+    with pytest.raises(DataError, match=r"finetune run at the learning rate 0.01: not a rate of the recipe's grid"):
+        finetune(job(prepared, tmp_path, recipe={**RECIPE, "learning_rate": grid}, rate=0.01), str(tmp_path / "x.json"))
+    assert not (tmp_path / "x.json").exists()
+    for neither_or_both in ({"rate": None, "chosen": None}, {"rate": 0.01, "chosen": str(chosen)}):
+        with pytest.raises(DataError, match=r"takes one of --rate \(a run of the search\) and --chosen"):
+            run_rate(argparse.Namespace(**neither_or_both))
+
+
+def test_a_learning_rate_choice_of_another_shape_is_refused_naming_the_key(tmp_path):
+    chosen = tmp_path / "chosen.json"
+    chosen.write_text(json.dumps({"model": "pretrained", "learning_rate": 3e-3, "search": []}))
+    with pytest.raises(DataError, match=r"chosen.json: not a learning-rate choice of this workflow \(KeyError\('met"):
+        read_chosen(str(chosen))
+    tried = {"learning_rate": 3e-3, "validation": 0.5, "runs": 1.0, "diverged": 0}  # a hand edit: runs 1.0
+    chosen.write_text(
+        json.dumps({"model": "pretrained", "metric": "macro_f1", "learning_rate": 0.003, "search": [tried]})
+    )
+    with pytest.raises(DataError, match=r"chosen.json: not a learning-rate choice .*'runs' is 1.0, not an integer"):
+        read_chosen(str(chosen))
 
 
 def search_runs(folder, outcomes: dict[float, list]) -> tuple[str, ...]:
@@ -113,8 +136,9 @@ def search_runs(folder, outcomes: dict[float, list]) -> tuple[str, ...]:
     for rate, found in outcomes.items():
         for seed, outcome in enumerate(found, 1):
             diverged = f"training loss {outcome} in epoch 1" if outcome == "nan" else None
-            run = {"seed": seed, "recipe": {**RECIPE, "learning_rate": rate}, "diverged": diverged,
-                   "validation": {"macro_f1": None if diverged else outcome}, "test": {}}  # fmt: skip
+            run = {"model": "pretrained", "seed": seed, "recipe": {**RECIPE, "learning_rate": rate},
+                   "diverged": diverged, "validation": {"macro_f1": None if diverged else outcome},
+                   "test": {}}  # fmt: skip
             paths.append(str(folder / f"search-{rate}-{seed}.json"))
             Path(paths[-1]).write_text(json.dumps(run))
     return tuple(paths)
@@ -127,19 +151,15 @@ def test_a_rate_at_which_a_search_run_diverged_is_never_chosen(tmp_path):
     assert chosen_rate(runs, [1e-3, 5e-3], "macro_f1") == 1e-3  # 5e-3's one defined score is the best
 
 
-def test_a_chosen_run_whose_search_diverged_at_every_rate_is_refused_naming_the_task_model_and_rates(
-    prepared, tmp_path
-):
-    grid = {**RECIPE, "learning_rate": [1e29, 1e30]}
+def test_a_search_that_diverged_at_every_rate_is_refused_naming_the_task_model_and_rates(prepared, tmp_path):
     search = search_runs(tmp_path, {1e29: [0.7, "nan"], 1e30: ["nan", "nan"]})
     with pytest.raises(DataError) as refused:
-        finetune(job(prepared, tmp_path, recipe=grid, rate="chosen", search=search, seed=3), str(tmp_path / "c.json"))
+        choose_rate(str(prepared[2] / "task.json"), list(search), [1e29, 1e30])
     assert str(refused.value) == (
         "finetune task 'pairs', model 'pretrained': fine-tuning diverged at every learning rate of the grid (1e+29, "
         "1e+30; at 1e+29, seed 2: training loss nan in epoch 1), so no rate has a score to report: lower the rates "
         "(finetune.recipe.learning_rate, or the task's recipe) and rerun"
     )
-    assert not (tmp_path / "c.json").exists() and not (tmp_path / "checkpoints").exists()
 
 
 def test_test_labels_cannot_move_the_rate_a_search_chooses(prepared, tmp_path):
@@ -159,12 +179,9 @@ def test_test_labels_cannot_move_the_rate_a_search_chooses(prepared, tmp_path):
         search = []
         for rate in grid["learning_rate"]:
             search.append(folder / f"lr-{rate!r}.json")
-            finetune(
-                job(prepared, tmp_path, recipe=grid, rate=f"lr-{rate!r}", task_dir=str(folder / "task")),
-                str(search[-1]),
-            )
-        chosen = job(prepared, tmp_path, recipe=grid, rate="chosen", search=tuple(map(str, search)), seed=2,
-                     task_dir=str(folder / "task"))  # fmt: skip
+            finetune(job(prepared, tmp_path, recipe=grid, rate=rate, task_dir=str(folder / "task")), str(search[-1]))
+        rate = choose_rate(str(folder / "task/task.json"), list(map(str, search)), grid["learning_rate"]).learning_rate
+        chosen = job(prepared, tmp_path, recipe=grid, rate=rate, searching=False, seed=2, task_dir=str(folder / "task"))
         found.append(
             [json.loads(path.read_text()) for path in search] + [finetune(chosen, str(folder / "chosen.json"))]
         )
@@ -216,7 +233,7 @@ def test_a_run_that_diverges_records_why_with_no_score_and_stops_at_the_first_ep
     """At a rate of 1e30 the loss is nan from the first epoch: the run says so and scores nothing, rather than giving
     the scores of a classifier of nan weights, and its remaining epochs are not trained."""
     steps = counting_steps(monkeypatch)
-    found = finetune(job(prepared, tmp_path, recipe={**RECIPE, "learning_rate": 1e30}, rate="lr-1e+30"),
+    found = finetune(job(prepared, tmp_path, recipe={**RECIPE, "learning_rate": 1e30}, rate=1e30),
                      str(tmp_path / "diverged.json"))  # fmt: skip
     assert found["diverged"] == "training loss nan in epoch 1"
     assert found["validation"] == found["test"] == {"macro_f1": None, "accuracy": None}
@@ -372,7 +389,7 @@ def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, t
     """scripts/finetune.py, offline from the start (no retries): exit 1, what was tried, no output."""
     out = tmp_path / "o.json"
     arguments = ["--task", str(prepared[2]), "--name", "other", "--kind", "reference", "--model", "someone/bert",
-                 "--seed", "1", "--recipe", json.dumps(RECIPE), "--rate", "lr-0.005", "--eval-batch-size", "8",
+                 "--seed", "1", "--recipe", json.dumps(RECIPE), "--rate", "0.005", "--eval-batch-size", "8",
                  "--backend", "cpu", "--checkpoints", str(tmp_path / "checkpoints"), "--out", str(out)]  # fmt: skip
     done = subprocess.run([sys.executable, str(REPO / "scripts/finetune.py"), *arguments], cwd=tmp_path,
                           env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True)  # fmt: skip

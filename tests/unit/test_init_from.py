@@ -224,8 +224,8 @@ def killed_and_resumed(data, encoder, tmp_path, monkeypatch, capsys) -> tuple[st
     [run] = [path for path in (tmp_path / "checkpoints").iterdir() if path.is_dir()]
     shutil.rmtree(run / "checkpoint-4")
     resumed = pretrain(job, str(tmp_path / "resumed"))
-    assert metrics["steps"] == 4 and metrics["init_from"] == str(encoder)
-    assert resumed["resumed_from"] == str(run / "checkpoint-3")
+    assert metrics.steps == 4 and metrics.init_from == str(encoder)
+    assert resumed.resumed_from == str(run / "checkpoint-3")
     weights = [(tmp_path / name / "model.safetensors").read_bytes() for name in ("model", "resumed")]
     assert weights[0] == weights[1]
     return said, capsys.readouterr().out

@@ -65,20 +65,20 @@ def test_more_than_ten_folds_are_refused_naming_the_key():
 
 def test_a_plan_of_more_than_max_jobs_is_refused_alone_naming_the_keys_and_the_count():
     """Ten rates with 101 search seeds for 4 models (pretrained, random and two compared): 4,040 runs, with the task's
-    preparation, its baseline, its 4 linear probes and its summary 4,047 jobs. Reported alone (not beside the search
-    past the seeds): the other checks walk the plan's tasks and models."""
+    preparation, its baseline, each model's rate choice, its 4 linear probes and its summary 4,051 jobs. Reported
+    alone (not beside the search past the seeds): the other checks walk the plan's tasks and models."""
     compared = [{"name": "x", "model": "someone/bert"}, {"name": "y", "model": "someone/roberta"}]
     finetune = {"seeds": 100, "search_seeds": 101, "recipe": {"learning_rate": grid(10)}, "compare": compared}
     [problem] = config_problems(validated({**finetune, "tasks": [TASK]}))
-    assert problem.startswith(f"config finetune: 4,047 fine-tuning jobs planned, more than the {MAX_JOBS:,} allowed:")
+    assert problem.startswith(f"config finetune: 4,051 fine-tuning jobs planned, more than the {MAX_JOBS:,} allowed:")
     for key in ("finetune.tasks", "finetune.compare", "recipe.learning_rate", "split.folds", "finetune.seeds"):
         assert key in problem
 
 
 def test_a_plan_of_max_jobs_passes():
-    seeds = (MAX_JOBS - 5) // 20  # 10 rates for 2 models, with the task's 5 other jobs
+    seeds = (MAX_JOBS - 7) // 20  # 10 rates for 2 models, with the task's 7 other jobs (2 of them the rate choices)
     config = validated({"seeds": seeds, "search_seeds": None, "recipe": {"learning_rate": grid(10)}, "tasks": [TASK]})
-    assert task_job_count(config["finetune"]["tasks"][0], config["finetune"], 2) == 20 * seeds + 5 <= MAX_JOBS
+    assert task_job_count(config["finetune"]["tasks"][0], config["finetune"], 2) == 20 * seeds + 7 <= MAX_JOBS
     assert config_problems(config) == []
 
 

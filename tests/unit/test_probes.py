@@ -12,6 +12,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from snakebert.errors import DataError
 from snakebert.report.summary import fill_mask_rows
+from snakebert.training.fill_mask_results import MostCommonTop1
 from snakebert.training.probes import answer_ids, fill_mask_probes
 
 PROMPTS = ["the library opens at [MASK] .", "winter storms closed the [MASK] for weeks .", "[MASK] must rest ."]
@@ -34,8 +35,7 @@ def asked(*answers: list[str]) -> list[dict]:
 
 def top_tokens(model: str) -> list[list[str]]:
     return [
-        [guess["token"] for guess in probe["predictions"]]
-        for probe in fill_mask_probes(model, asked([], [], [], []))["probes"]
+        [guess.token for guess in probe.predictions] for probe in fill_mask_probes(model, asked([], [], [], [])).probes
     ]
 
 
@@ -48,11 +48,11 @@ def test_predictions_are_the_fill_mask_pipelines_top_5(model_dir):
     results = fill_mask_probes(model_dir, asked([], [], [], []))
     model, tokenizer = AutoModelForMaskedLM.from_pretrained(model_dir), AutoTokenizer.from_pretrained(model_dir)
     fill = pipeline("fill-mask", model=model, tokenizer=tokenizer, top_k=5)
-    assert results["top_k"] == 5 and [probe["prompt"] for probe in results["probes"]] == PROMPTS
-    for probe in results["probes"]:
-        expected = fill(probe["prompt"])
-        assert [guess["token"] for guess in probe["predictions"]] == [guess["token_str"] for guess in expected]
-        probabilities = [guess["probability"] for guess in probe["predictions"]]
+    assert results.top_k == 5 and [probe.prompt for probe in results.probes] == PROMPTS
+    for probe in results.probes:
+        expected = fill(probe.prompt)
+        assert [guess.token for guess in probe.predictions] == [guess["token_str"] for guess in expected]
+        probabilities = [guess.probability for guess in probe.predictions]
         assert probabilities == pytest.approx([guess["score"] for guess in expected])
         assert probabilities == sorted(probabilities, reverse=True) and 0 < sum(probabilities) <= 1
     assert fill_mask_probes(model_dir, asked([], [], [], [])) == results
@@ -62,23 +62,23 @@ def test_hits_count_an_answer_at_the_top_or_in_the_top_5(collapsed_dir):
     tops = top_tokens(collapsed_dir)  # `the` first, then words and word pieces
     runner_up = next(token for token in tops[1][1:] if not token.startswith("##"))
     results = fill_mask_probes(collapsed_dir, asked(["the"], [runner_up, absent(tops[1])], [absent(tops[2])], []))
-    hits = [(probe["hit_top1"], probe["hit_top5"]) for probe in results["probes"]]
+    hits = [(probe.hit_top1, probe.hit_top5) for probe in results.probes]
     assert hits == [(True, True), (False, True), (False, False), (None, None)]
-    assert results["answered"] == 3
-    assert results["hit_rate_top1"] == pytest.approx(1 / 3) and results["hit_rate_top5"] == pytest.approx(2 / 3)
+    assert results.answered == 3
+    assert results.hit_rate_top1 == pytest.approx(1 / 3) and results.hit_rate_top5 == pytest.approx(2 / 3)
     unscored = fill_mask_probes(collapsed_dir, asked(["the"], [], [], []))
-    assert [probe["hit_top1"] for probe in unscored["probes"]] == [True, None, None, None]
-    assert unscored["answered"] == 1 and unscored["hit_rate_top1"] == unscored["hit_rate_top5"] == 1.0
-    assert fill_mask_probes(collapsed_dir, asked([], [], [], []))["hit_rate_top5"] is None
+    assert [probe.hit_top1 for probe in unscored.probes] == [True, None, None, None]
+    assert unscored.answered == 1 and unscored.hit_rate_top1 == unscored.hit_rate_top5 == 1.0
+    assert fill_mask_probes(collapsed_dir, asked([], [], [], [])).hit_rate_top5 is None
 
 
 def test_the_collapse_figure_counts_the_prompts_that_share_the_most_common_top_1(model_dir, collapsed_dir):
     results = fill_mask_probes(model_dir, asked([], [], [], []))
-    top1 = Counter(probe["predictions"][0]["token"] for probe in results["probes"])
-    assert results["distinct_top1"] == len(top1)
-    assert results["most_common_top1"] == dict(zip(("token", "prompts"), top1.most_common(1)[0], strict=True))
+    top1 = Counter(probe.predictions[0].token for probe in results.probes)
+    assert results.distinct_top1 == len(top1)
+    assert results.most_common_top1 == MostCommonTop1(*top1.most_common(1)[0])
     collapsed = fill_mask_probes(collapsed_dir, asked([], [], [], []))
-    assert collapsed["distinct_top1"] == 1 and collapsed["most_common_top1"] == {"token": "the", "prompts": 4}
+    assert collapsed.distinct_top1 == 1 and collapsed.most_common_top1 == MostCommonTop1("the", 4)
 
 
 def test_the_summary_shows_each_prompt_its_top_5_and_the_collapse(collapsed_dir):
@@ -86,8 +86,8 @@ def test_the_summary_shows_each_prompt_its_top_5_and_the_collapse(collapsed_dir)
     runner_up = next(token for token in tops[2][1:] if not token.startswith("##"))
     results = fill_mask_probes(collapsed_dir, asked(["the"], [absent(tops[1])], [runner_up], []))
     rows = dict(fill_mask_rows(results))
-    first = results["probes"][0]["predictions"]
-    top5 = ", ".join(f"{guess['token']!r} {guess['probability']:.1%}" for guess in first)
+    first = results.probes[0].predictions
+    top5 = ", ".join(f"{guess.token!r} {guess.probability:.1%}" for guess in first)
     assert rows["the library opens at [MASK] . (the)"] == f"{top5}: hit, top 1"
     assert rows[f"winter storms closed the [MASK] for weeks . ({absent(tops[1])})"].endswith(": missed")
     assert rows[f"[MASK] must rest . ({runner_up})"].endswith(": hit, top 5")

@@ -56,7 +56,7 @@ def test_a_resumed_run_continues_one_history_equal_to_its_log_history(tracked_jo
     for step in range(3, 7):
         shutil.rmtree(run / f"checkpoint-{step}")
     resumed = pretrain(tracked_job, str(tmp_path / "resumed"))
-    assert resumed["resumed_from"] == str(run / "checkpoint-2")
+    assert resumed.resumed_from == str(run / "checkpoint-2")
     history = json.loads((tmp_path / "resumed/log_history.json").read_text())
     accumulator = events(history_folder)
     for key, tag in TAGS.items():
@@ -68,7 +68,7 @@ def test_a_resumed_run_continues_one_history_equal_to_its_log_history(tracked_jo
     assert all(value > 0 for _, value in logged(history, "tokens_per_second"))
     assert logged(history, "block_size") == [(step, 16) for step in range(1, 7)]
     assert scalars(accumulator, "segment/start") == [(1, 1), (3, 3)]
-    assert resumed["history"] == "runs"  # the model folder's copy of the history, which the Hub upload sends
+    assert resumed.history == "runs"  # the model folder's copy of the history, which the Hub upload sends
     copied = events(tmp_path / "resumed/runs")
     assert scalars(copied, "train/loss") == scalars(accumulator, "train/loss")
 
@@ -82,7 +82,7 @@ def test_the_settings_are_the_histories_hyperparameters_and_no_tracker_writes_no
     shutil.rmtree(tmp_path / "checkpoints")
     shutil.rmtree(tmp_path / "logs")
     untracked = dataclasses.replace(tracked_job, trackers=())
-    assert pretrain(untracked, str(tmp_path / "untracked"))["history"] is None
+    assert pretrain(untracked, str(tmp_path / "untracked")).history is None
     assert not (tmp_path / "logs").exists() and not (tmp_path / "untracked/runs").exists()
 
 
@@ -287,7 +287,7 @@ def test_wandb_offline_and_mlflow_hold_the_log_history_once_across_a_killed_and_
     [run] = [path for path in (tmp_path / "checkpoints").iterdir() if path.is_dir()]
     for step in range(3, 7):
         shutil.rmtree(run / f"checkpoint-{step}")
-    assert pretrain(job, str(tmp_path / "resumed"))["resumed_from"] == str(run / "checkpoint-2")
+    assert pretrain(job, str(tmp_path / "resumed")).resumed_from == str(run / "checkpoint-2")
     history = json.loads((tmp_path / "resumed/log_history.json").read_text())
     folder = tmp_path / "logs" / run.name
     assert len(wandb_runs(folder)) == 2 and wandb_run_ids(folder) == {run.name}  # two segments, one W&B run

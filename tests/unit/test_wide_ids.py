@@ -83,7 +83,7 @@ def test_training_and_evaluation_read_uint32_blocks(wide, tmp_path):
     BertForMaskedLM(config).save_pretrained(tmp_path / "model")
     tokenizer.save_pretrained(tmp_path / "model")
     found = evaluate(str(tmp_path / "model"), str(wide.manifest), EVALUATION, MASKING)
-    assert found["masked_tokens"] == 4 * 2 and found["chance_accuracy"] == 1 / len(tokenizer)
+    assert found.masked_tokens == 4 * 2 and found.chance_accuracy == 1 / len(tokenizer)
 
 
 def test_a_vocabulary_that_fits_uint16_stays_uint16(tiny_data):

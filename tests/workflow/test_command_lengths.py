@@ -21,7 +21,7 @@ from snakebert.finetune.plan import models, task_job_count
 
 MAX_ARG_STRLEN = 128 * 1024
 HUB = {"push": True, "tokenizer_repo": "someone/t", "dataset_repo": "someone/d", "model_repo": "someone/m"}
-FINETUNE_RULES = ("prepare_task", "finetune_baselines", "finetune", "linear_probe", "summarize_finetune")
+FINETUNE_RULES = ("prepare_task", "finetune_baselines", "finetune", "choose_rate", "linear_probe", "summarize_finetune")
 
 
 def plan_config(workdir, documents: int, rates: int, seeds: int, folds: int, tasks: int) -> dict:
@@ -99,9 +99,11 @@ def test_each_job_reads_its_whole_lists_from_its_file(plans):
     summaries = commands["summarize_finetune"]
     assert sum(len(listed(summary, workdir, "--runs")) for summary in summaries) == jobs["finetune"]
     assert sum(len(listed(summary, workdir, "--probes")) for summary in summaries) == 6 * jobs["linear_probe"]
-    chosen = [command for command in commands["finetune"] if " --rate chosen " in command]
-    searched = {len(listed(command, workdir, "--search")) for command in chosen}
+    assert sum(len(listed(summary, workdir, "--chosen")) for summary in summaries) == jobs["choose_rate"] == 3 * 2
+    searched = {len(listed(command, workdir, "--search")) for command in commands["choose_rate"]}
     assert searched == {10 * 3}  # every rate with seed 1, on each fold
+    chosen = [command for command in commands["finetune"] if " --chosen " in command]
+    assert len(chosen) == 3 * 2 * 3 * 5 and all(command.count("/chosen.json") == 1 for command in chosen)
     [card] = commands["model_card"]
     assert arguments(card, workdir)[-3:] == [f"results/finetune/t{number}/metrics.json" for number in (1, 2, 3)]
 

@@ -28,7 +28,7 @@ from tensorboard_history import events, scalars
 from snakebert.finetune.interval import NO_WIDTH, NONE_SCORED
 
 VERDICTS = {"yes", "no", "not shown at this test size", NO_WIDTH, NONE_SCORED}  # the splits hold 6 groups or more
-FINETUNE_RULES = {"prepare_task", "finetune", "linear_probe", "finetune_baselines", "summarize_finetune"}
+FINETUNE_RULES = {"prepare_task", "finetune", "choose_rate", "linear_probe", "finetune_baselines", "summarize_finetune"}
 AFTER_FINETUNING = {"all", "plot_downstream", "report_summary", "model_card"}
 
 
@@ -79,8 +79,9 @@ def finetuned(copied):
 
 def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned):
     workdir, planned = finetuned
-    assert planned == {"all": 1, "prepare_task": 5, "finetune": 18, "linear_probe": 18, "finetune_baselines": 6,
-                       "summarize_finetune": 5, "plot_downstream": 1, "report_summary": 1, "model_card": 1}  # fmt: skip
+    assert planned == {"all": 1, "prepare_task": 5, "finetune": 18, "choose_rate": 15, "linear_probe": 18,
+                       "finetune_baselines": 6, "summarize_finetune": 5, "plot_downstream": 1, "report_summary": 1,
+                       "model_card": 1}  # fmt: skip
     results = {task["name"]: json.loads((workdir / f"results/finetune/{task['name']}/metrics.json").read_text())
                for task in TASKS}  # fmt: skip
     for name, found in results.items():
@@ -180,18 +181,20 @@ def test_a_finetune_change_reruns_fine_tuning_only(finetuned, change, reruns):
 
 def test_a_grid_searched_with_one_seed_then_runs_the_chosen_rate_with_the_other_seeds(finetuned, tmp_path):
     """Two rates tried with seed 1 on each of the 2 folds, then seed 2 at each model's chosen rate: the DAG fixed at
-    parse time (the chosen runs' inputs are the model's search runs on every fold), and a chosen run at the rate whose
-    median validation score over the folds is best (test labels cannot move it: tests/unit/test_finetune_train.py)."""
+    parse time (the chosen runs' input is the model's chosen.json, which choose_rate writes from its search runs on
+    every fold), and a chosen run at the rate whose median validation score over the folds is best (test labels cannot
+    move it: tests/unit/test_finetune_train.py)."""
     workdir = copy_build(finetuned[0], tmp_path / "work")
     recipe = {"learning_rate": [1e-4, 2e-2], "epochs": 2, "batch_size": 16, "max_length": 32}
     config = with_finetune(workdir, tasks=[TASKS[0]], compare=[], seeds=2, search_seeds=1, recipe=recipe)
     planned = planned_jobs(workdir, config, "results/finetune/pairs/metrics.json")
     assert planned["finetune"] == 12 and "prepare_task" not in planned  # 2 models x 2 folds x (2 rates + 1 seed)
+    assert planned["choose_rate"] == 2  # once per model, read by its chosen runs and the summary
     snakemake(workdir, "results/finetune/pairs/runs/pretrained/chosen/fold-1/seed-2.json", config=config)
     runs = workdir / "results/finetune/pairs/runs/pretrained"
     made = sorted(path.relative_to(runs).as_posix() for path in runs.rglob("*.json"))
     searched = [f"lr-{rate}/fold-{fold}/seed-1.json" for rate in ("0.0001", "0.005", "0.02") for fold in (1, 2)]
-    assert made == ["chosen/fold-1/seed-2.json", *searched]  # lr-0.005: the copied run's own rate
+    assert made == ["chosen.json", "chosen/fold-1/seed-2.json", *searched]  # lr-0.005: the copied run's own rate
     medians = {
         rate: statistics.median(
             json.loads((runs / f"lr-{rate}/fold-{fold}/seed-1.json").read_text())["validation"]["macro_f1"]
@@ -202,6 +205,8 @@ def test_a_grid_searched_with_one_seed_then_runs_the_chosen_rate_with_the_other_
     best = max(medians, key=medians.get)  # the first of the list on ties
     chosen = json.loads((runs / "chosen/fold-1/seed-2.json").read_text())
     assert chosen["recipe"]["learning_rate"] == float(best) and chosen["search"] is False
+    choice = json.loads((runs / "chosen.json").read_text())
+    assert choice["learning_rate"] == float(best) and [tried["runs"] for tried in choice["search"]] == [2, 2]
     assert (chosen["seed"], chosen["fold"]) == (2, 1)
 
 

@@ -15,6 +15,7 @@ from shared_builds import copy_build
 from tensorboard_history import events, scalars
 from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
+from snakebert.files.json_views import as_json
 from snakebert.training.checkpoints import COMPLETE_FILE
 from snakebert.training.evaluate import evaluate
 
@@ -50,7 +51,7 @@ def test_evaluation_beats_chance_and_is_repeatable(trained):
     settings = {"seed": 1234, **{key: TINY_TRAINING["evaluate"][key] for key in ("batch_size", "max_blocks")}}
     masking = {"mlm_probability": 0.15, "max_predictions": None}
     again = evaluate(str(trained / "results/model"), str(trained / "results/dataset/manifest.json"), settings, masking)
-    assert again == metrics
+    assert as_json(again) == metrics
 
 
 def test_training_settings_rerun_no_data_rule(trained_copy):

@@ -1,0 +1,172 @@
+"""The files pretraining's jobs hand on (training_metrics.json, the evaluation's metrics and the fill-mask probes'
+results): each has one module, its path, its typed view, its writer and its reader. The view writes back the very
+bytes it was read from; an old or foreign file is refused naming the file and the key; and no other module of the
+workflow spells the file's path or a key of it."""
+
+import copy
+import json
+import re
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+from helpers import EVAL_METRICS, TRAINING_METRICS, spelled_elsewhere
+
+from snakebert.errors import DataError
+from snakebert.files.json_views import as_json
+from snakebert.training import eval_metrics, fill_mask_results, training_metrics
+
+NOT_TRAINED_HERE = {"phase": 1, "block_size": 8, "first_step": 1, "last_step": 40, "global_batch_size": None,
+                    "predictions_per_block": 1, "peak_learning_rate": 0.001, "trained_here": False}  # fmt: skip
+TRAINED = {**TRAINING_METRICS, "phases": [NOT_TRAINED_HERE, TRAINING_METRICS["phases"][1]], "resumed_from": "ckpt-40"}
+PROBES = {
+    "top_k": 5,
+    "probes": [
+        {"prompt": "the [MASK] of the year .", "answers": ["end"],
+         "predictions": [{"token": "the", "probability": 0.5}, {"token": "end", "probability": 0.25}],
+         "hit_top1": False, "hit_top5": True},
+        {"prompt": "[MASK] must rest .", "answers": [], "predictions": [{"token": "the", "probability": 0.75}],
+         "hit_top1": None, "hit_top5": None},
+    ],
+    "answered": 1,
+    "hit_rate_top1": 0.0,
+    "hit_rate_top5": 1.0,
+    "distinct_top1": 1,
+    "most_common_top1": {"token": "the", "prompts": 2},
+}  # fmt: skip
+
+
+def in_model_folder(folder: Path) -> tuple[str, Path]:
+    return str(folder), training_metrics.metrics_path(folder)
+
+
+def named(name: str):
+    def located(folder: Path) -> tuple[str, Path]:
+        return str(folder / name), folder / name
+
+    return located
+
+
+# Each file: its module, its typed view, a file as its job writes it, where it lies in a folder (what its reader and
+# writer are given, and the file's path), its reader and writer, and what its refusal calls it.
+FILES = {
+    "training metrics": (
+        training_metrics, training_metrics.TrainingMetrics, TRAINED, in_model_folder,
+        training_metrics.read_training_metrics, training_metrics.write_training_metrics, "training metrics file",
+    ),
+    "evaluation metrics": (
+        eval_metrics, eval_metrics.EvalMetrics, EVAL_METRICS, named("metrics.json"),
+        eval_metrics.read_eval_metrics, eval_metrics.write_eval_metrics, "evaluation metrics file",
+    ),
+    "fill-mask probes": (
+        fill_mask_results, fill_mask_results.FillMaskResults, PROBES, named("probes.json"),
+        fill_mask_results.read_fill_mask_results, fill_mask_results.write_fill_mask_results, "probes file",
+    ),
+}  # fmt: skip
+
+# Keys of these files that legitimately appear as strings elsewhere, each with where and why: another file's key, a
+# config key, a library's own name, or a label of the model card.
+SKIPPED = {
+    "backend": "a config key (pretrain.backend, finetune.backend), calibration.json's and the machine record's",
+    "world_size": "calibration.json's key, and the checkpoint fingerprint's (training/checkpoints.py)",
+    "global_batch_size": "calibration.json's key (training/calibration.py), which the report compares with the run",
+    "steps": "a config key (calibrate.steps), and a fact of the model card (cards/model.py)",
+    "train_runtime": "transformers' own metric of a train() result, which pretrain.py reads",
+    "train_samples_per_second": "transformers' own metric of a train() result, which pretrain.py reads",
+    "phases": "a config key (pretrain.phases), and calibration.json's",
+    "segments": "the checkpoint's run record holds the same list under that key (training/checkpoints.py)",
+    "init_from": "a config key (model.init_from, training/base_model.py's INIT_FROM)",
+    "history": "a fact of the model card (cards/model.py)",
+    "validation_blocks": "a key of the manifest's split (data/manifest.py), and of the data set card",
+    "perplexity": "the Hub model index's metric type of that name (cards/model.py)",
+    "machine": "a key of the fine-tuning results (finetune/)",
+    "probes": "a config key (evaluate.probes), and the name of the rules' probe inputs",
+}
+PATHS = {
+    training_metrics: (training_metrics.MODEL_FOLDER, training_metrics.FILE_NAME),
+    eval_metrics: (eval_metrics.EVAL_METRICS,),
+    fill_mask_results: (fill_mask_results.FILL_MASK_RESULTS,),
+}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_file_read_and_written_again_is_the_same_bytes(name, tmp_path):
+    _, view, written, locate, read, write, _ = FILES[name]
+    first, path = locate(tmp_path / "first")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(written, indent=1) + "\n")  # as the job wrote it before the typed view
+    found = read(first)
+    assert isinstance(found, view) and as_json(found) == written
+    again, again_path = locate(tmp_path / "again")
+    write(again, found)
+    assert again_path.read_bytes() == path.read_bytes()
+
+
+def test_a_phase_this_job_did_not_train_has_no_timings():
+    phases = training_metrics.TrainingMetrics.from_json(TRAINED).phases
+    assert phases[0].train_runtime is None and phases[1].train_runtime == 1.5
+    assert "train_runtime" not in as_json(phases[0]) and "train_runtime" in as_json(phases[1])
+
+
+def damaged(written: dict, key: str, value=None) -> dict:
+    """`written` with `key` (a path of keys and indexes, joined by dots) removed, or set to `value`."""
+    copied = copy.deepcopy(written)
+    *parents, last = [int(part) if part.isdigit() else part for part in key.split(".")]
+    holder = copied
+    for part in parents:
+        holder = holder[part]
+    if value is None:
+        del holder[last]
+    else:
+        holder[last] = value
+    return copied
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "value", "said"),
+    [
+        ("training metrics", "steps", None, "KeyError('steps')"),  # an old file
+        ("training metrics", "init_from", None, "KeyError('init_from')"),  # written before continued runs
+        ("training metrics", "phases.1.first_step", None, "KeyError('first_step')"),
+        ("training metrics", "steps", 60.0, "its 'steps' is 60.0, not an integer"),  # a hand edit
+        ("training metrics", "phases", 2, "TypeError(\"'int' object is not iterable\")"),
+        ("evaluation metrics", "machine", None, "KeyError('machine')"),
+        ("evaluation metrics", "masked_tokens", True, "its 'masked_tokens' is True, not an integer"),
+        ("fill-mask probes", "most_common_top1.prompts", None, "KeyError('prompts')"),
+        ("fill-mask probes", "probes.0.predictions.1.probability", None, "KeyError('probability')"),
+        ("fill-mask probes", "top_k", "5", "its 'top_k' is '5', not an integer"),
+    ],
+)
+def test_an_old_or_foreign_file_is_refused_naming_the_file_and_the_key(name, key, value, said, tmp_path):
+    _, _, written, locate, read, _, what = FILES[name]
+    given, path = locate(tmp_path)
+    path.write_text(json.dumps(damaged(written, key, value)))
+    with pytest.raises(DataError) as refused:
+        read(given)
+    assert str(refused.value).startswith(f"{path}: not a {what} of this workflow (")
+    assert said in str(refused.value) and "rerun to rebuild it" in str(refused.value)
+
+
+def test_a_file_that_is_not_json_is_named_as_unreadable(tmp_path):
+    path = tmp_path / "metrics.json"
+    path.write_text('{"mlm_loss": 4.9, "perpl')
+    with pytest.raises(DataError, match=rf"{re.escape(str(path))}: not a readable evaluation metrics file \("):
+        eval_metrics.read_eval_metrics(str(path))
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_no_other_module_spells_a_key_of_the_file(name):
+    module, view = FILES[name][:2]
+    keys = [found.name for found in fields(view) if found.name not in SKIPPED]
+    assert len(keys) >= 5, keys  # the skips leave most keys checked
+    assert spelled_elsewhere(module, keys) == {}
+
+
+def test_each_skipped_key_is_a_key_of_one_of_the_files():
+    keys = {found.name for _, view, *_ in FILES.values() for found in fields(view)}
+    assert set(SKIPPED) <= keys
+
+
+@pytest.mark.parametrize("module", PATHS, ids=lambda module: module.__name__)
+def test_no_other_module_spells_the_files_path(module):
+    assert spelled_elsewhere(module, [re.escape(path) for path in PATHS[module]]) == {}
