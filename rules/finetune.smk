@@ -62,7 +62,7 @@ rule finetune:
 
 rule choose_rate:
     input:
-        data="results/finetune/{task}/data",
+        data=TASK_DATA,
         search=finetune_search_runs,
     output:
         CHOSEN_FILE,

@@ -41,6 +41,11 @@ CONTRACTS = {
     ),
 }
 
+# Modules that still spell a file's path, each with the reason.
+PATH_SKIPPED = {
+    "snakebert/data/task_source.py": "a task source's input folder (task_data): the data layer cannot import finetune/",
+}
+
 
 @pytest.mark.parametrize("name", CONTRACTS)
 def test_no_module_but_the_files_own_spells_one_of_its_keys(name):
@@ -58,7 +63,8 @@ def test_no_module_but_the_files_own_spells_one_of_its_keys(name):
     ids=["metrics.json", "task.json"],
 )
 def test_no_other_module_spells_the_files_path(module, paths):
-    assert spelled_elsewhere(module, [re.escape(path) for path in paths]) == {}
+    found = spelled_elsewhere(module, [re.escape(path) for path in paths])
+    assert {path: sorted(set(where) - set(PATH_SKIPPED)) for path, where in found.items()} == dict.fromkeys(found, [])
 
 
 @pytest.fixture
