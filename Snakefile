@@ -8,7 +8,8 @@ from snakemake.utils import min_version
 min_version("9.0")
 sys.path.insert(0, workflow.basedir)  # the snakebert package, as the scripts find it
 
-from snakebert.config_validation import ConfigError, validate_config
+from snakebert.config_resolution import resolved_config
+from snakebert.config_validation import ConfigError
 from snakebert.slurm_requeue import interval_seconds, start_watching
 
 
@@ -16,7 +17,7 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
 try:
-    validate_config(config)
+    config = resolved_config(config)  # validated, checked, its model resolved: once, before any job
     REQUEUE_WATCH_SECONDS = interval_seconds()
 except ConfigError as error:
     raise WorkflowError(str(error)) from None

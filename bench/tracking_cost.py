@@ -67,7 +67,7 @@ def job(workdir: Path, arm: str, steps: int, run: int) -> TrainingJob:
     return TrainingJob(
         str(workdir / "results/dataset/manifest.json"), str(workdir / "results/tokenizer"), model, settings, "cpu",
         str(workdir / f"checkpoints/run-{run}"), trackers=("tensorboard",) if arm == "tensorboard" else (),
-        tracking=str(workdir / f"logs/tracking/run-{run}"),
+        tracking_dir=str(workdir / f"logs/tracking/run-{run}"),
     )  # fmt: skip
 
 

@@ -9,27 +9,24 @@ SCRIPTS = ROOT / "scripts"
 GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
 
 from snakebert.code_digest import CodeDigests
-from snakebert.config_checks import config_problems
 from snakebert.data import manifest as data_manifest
 from snakebert.data.shards import declared_input, shard_name
 from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
+from snakebert.files.tracking_settings import write_tracking_settings
 from snakebert.finetune import plan as finetune_plan
 from snakebert.finetune.chosen_file import CHOSEN_FILE
 from snakebert.finetune.metrics_file import METRICS_FILE
 from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE
 from snakebert.hub import UPLOADS
-from snakebert.redaction import redact
 from snakebert.report import REPORT_FILES
 from snakebert.training.base_model import INIT_FROM
-from snakebert.training.base_model import resolved as resolved_model
 from snakebert.training.eval_metrics import EVAL_METRICS
 from snakebert.training.fill_mask_results import FILL_MASK_RESULTS
 from snakebert.training.job import evaluation_masking
 from snakebert.training.launch_plan import DEVICE_RESOURCES, job_backend, launch_plan
 from snakebert.training.phases import packing_sizes
-from snakebert.training.trackers import TRACKING_ENV
 from snakebert.training.training_metrics import MODEL_FOLDER
 
 INPUT_ALIASES = Path(".snakemake/snakebert/inputs")  # symlinks to input files whose names hold braces
@@ -59,15 +56,12 @@ def plan_shards():
     }
 
 
-for problem in config_problems(config):  # the checks beyond the schema, before any job
-    raise WorkflowError(redact(problem))
-config["model"] = resolved_model(config["model"])  # a folder base's settings in place of null (a Hub base's: the job)
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = refused_as_workflow_error(plan_shards)
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
-# The `tracking` section reaches the training jobs in their environment, not their params: a tracker changes what a
-# run reports, never what it computes, so turning one on or off reruns nothing.
-os.environ[TRACKING_ENV] = json.dumps(config["tracking"])
+# The `tracking` section, an input of the training jobs at one path that they declare ancient: a tracker changes what
+# a run reports, never what it computes, so turning one on or off reruns nothing (files/tracking_settings.py).
+TRACKING_FILE = write_tracking_settings(config["tracking"])
 FINETUNE_MODELS = finetune_plan.models(config["finetune"], config["model"][INIT_FROM])
 
 
@@ -151,7 +145,7 @@ def evaluation_json(wildcards):
     return json.dumps({key: value for key, value in config["evaluate"].items() if key != "probes"}, sort_keys=True)
 
 
-def probes_file(wildcards):
+def fill_mask_prompts(wildcards):
     """`evaluate.probes` in a file named by its content (settings_files.py): any number of prompts, no long argv."""
     return settings_file(config["evaluate"]["probes"], SETTINGS_FILES)
 
@@ -173,7 +167,7 @@ def arguments_file(arguments):
     return path
 
 
-def probe_results():
+def fill_mask_targets():
     """The fill-mask probes' results when `evaluate.probes` lists prompts; none (and no probes job) when it is empty."""
     return [FILL_MASK_RESULTS] if config["evaluate"]["probes"] else []
 
@@ -221,7 +215,7 @@ def training_command(*options):
             "{params.plan.launch} {params.script} --backend {params.plan.backend} --world-size {params.plan.ranks}"
             " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model:q}"
             " --pretrain {params.pretrain:q} --masking {params.masking:q} --checkpoints {params.checkpoints}"
-            " --gaudi-config {input.gaudi_config:q} --threads {threads} --out {output}",
+            " --gaudi-config {input.gaudi_config:q} --tracking {input.tracking} --threads {threads} --out {output}",
             *options,
             "> {log} 2>&1",
         ]
@@ -229,7 +223,8 @@ def training_command(*options):
 
 
 def training_inputs():
-    """What pretrain and calibrate read: the data set, the tokenizer, the Gaudi config and a `model.init_from` folder."""
+    """What pretrain and calibrate read: the data set, the tokenizer, the Gaudi config, a `model.init_from` folder and
+    the `tracking` section (ancient: a changed one reruns nothing)."""
     return {
         "manifest": "results/dataset/manifest.json",
         "tokenizer": "results/tokenizer",
@@ -237,6 +232,7 @@ def training_inputs():
         "phase_blocks": phase_packings("arrow"),
         "gaudi_config": GAUDI_CONFIG,
         "base": model_base_files(),
+        "tracking": ancient(TRACKING_FILE),
     }
 
 
@@ -375,7 +371,7 @@ def probe_max_length(wildcards):
 
 def final_targets():
     reports = [path for name, path in REPORT_FILES.items() if name != "downstream" or TASKS]
-    targets = [EVAL_METRICS, *probe_results(), *finetune_metrics(), *reports]
+    targets = [EVAL_METRICS, *fill_mask_targets(), *finetune_metrics(), *reports]
     targets += ["results/cards/model/README.md", "results/cards/dataset/README.md"]
     if config["hub"]["push"]:
         targets.append("results/hub/pushed.json")

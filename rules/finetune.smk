@@ -28,6 +28,7 @@ rule finetune:
         data=TASK_DATA,
         model=finetune_model_inputs,
         chosen=finetune_chosen_rate,
+        tracking=ancient(TRACKING_FILE),
     output:
         "results/finetune/{task}/runs/{model}/{rate}/{fold}seed-{seed}.json",
     log:
@@ -55,7 +56,7 @@ rule finetune:
         "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"
         " --model {params.source:q} --seed {wildcards.seed} {params.rate} --arguments-file {params.arguments}"
         " --eval-batch-size {params.eval_batch_size} --backend {params.backend} --checkpoints {params.checkpoints}"
-        " --gaudi-config {params.gaudi_config:q}"
+        " --gaudi-config {params.gaudi_config:q} --tracking {input.tracking}"
         " --tracking-dir logs/tracking/finetune/{wildcards.task}/{wildcards.model}/{wildcards.rate}/{wildcards.fold}seed-{wildcards.seed}"
         " --threads {threads} --out {output} > {log} 2>&1"
 

@@ -52,7 +52,7 @@ rule fill_mask_probes:
     params:
         script=script("fill_mask_probes.py"),
         code=code("fill_mask_probes.py"),
-        probes=probes_file,
+        probes=fill_mask_prompts,
     shell:
         "python {params.script} --model {input.model} --probes {params.probes:q} --threads {threads} --out {output}"
         " > {log} 2>&1"

@@ -71,7 +71,7 @@ rule report_summary:
         manifest="results/dataset/manifest.json",
         model=MODEL_FOLDER,
         metrics=EVAL_METRICS,
-        probes=probe_results(),
+        probes=fill_mask_targets(),
         finetune=finetune_metrics(),
     output:
         report(

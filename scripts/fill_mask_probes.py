@@ -10,8 +10,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 from snakebert.errors import run_cli
 from snakebert.files.json_files import read_json
 from snakebert.files.json_views import as_json
+from snakebert.training.fill_mask import fill_mask_probes
 from snakebert.training.fill_mask_results import write_fill_mask_results
-from snakebert.training.probes import fill_mask_probes
 
 
 def main() -> None:

@@ -3,12 +3,13 @@ architecture from random initialisation, or a reference model), a seed, the reci
 the recipe's grid, for a run of the search, or the one the search chose on validation, read from its chosen.json)."""
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import DataError
 from ..training.backends import GAUDI_CONFIG
 from ..training.job import ARGUMENTS as TRAINING_ARGUMENTS
-from ..training.trackers import job_trackers
+from ..training.job import tracking_fields
+from ..training.trackers import no_tracking
 from .chosen_file import read_chosen
 from .kinds import JOB_KINDS
 
@@ -29,8 +30,9 @@ class FinetuneJob:
     threads: int = 0
     gaudi_config: str = str(GAUDI_CONFIG)
     on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
-    trackers: tuple[str, ...] = ()  # the `tracking` config's trackers
-    tracking: str | None = None  # the run's history folder (None: none kept)
+    trackers: tuple[str, ...] = ()  # the trackers of `tracking` that the run reports to
+    tracking: dict = field(default_factory=no_tracking)  # the `tracking` config
+    tracking_dir: str | None = None  # the run's history folder (None: none kept)
 
 
 ARGUMENTS = {
@@ -50,6 +52,7 @@ ARGUMENTS = {
             "--checkpoints",
             "--threads",
             "--gaudi-config",
+            "--tracking",
             "--tracking-dir",
             "--out",
         )
@@ -80,6 +83,5 @@ def job_from(args) -> FinetuneJob:
         checkpoints=args.checkpoints,
         threads=args.threads,
         gaudi_config=args.gaudi_config,
-        trackers=job_trackers(args.tracking_dir),
-        tracking=args.tracking_dir,
+        **tracking_fields(args),
     )

@@ -304,7 +304,7 @@ def train_and_score(
     trainer = build_trainer(job, task, model, splits, folder, inputs)
     remove_emptied(folder, Path(job.checkpoints))  # no checkpoint yet: the first save makes the folder again
     hyperparameters = {"task": task["task"], "recipe": job.recipe}
-    for callback in tracking_callbacks(job.trackers, job.tracking, folder.name, hyperparameters):
+    for callback in tracking_callbacks(job.trackers, job.tracking_dir, folder.name, hyperparameters, job.tracking):
         trainer.add_callback(callback)
     trainer.train(resume_from_checkpoint=resume)
     diverged = loss_divergence(trainer.state.log_history)

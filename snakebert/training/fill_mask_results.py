@@ -1,5 +1,5 @@
 """The fill-mask probes' results (results/eval/probes.json): each configured prompt's top 5, whether an expected
-answer is among them, the hit rates and the most common top-1 token. fill_mask_probes (probes.py) makes them,
+answer is among them, the hit rates and the most common top-1 token. fill_mask_probes (fill_mask.py) makes them,
 write_fill_mask_results writes them, and the report reads them (read_fill_mask_results), as one typed view."""
 
 from dataclasses import dataclass

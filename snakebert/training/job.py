@@ -5,8 +5,9 @@ import json
 from dataclasses import dataclass, field
 
 from ..config_defaults import schema_defaults
+from ..files.tracking_settings import read_tracking_settings
 from .backends import BACKENDS, GAUDI_CONFIG
-from .trackers import job_trackers
+from .trackers import job_trackers, no_tracking
 
 
 def evaluation_masking(evaluate: dict) -> dict:
@@ -27,8 +28,9 @@ class TrainingJob:
     gaudi_config: str = str(GAUDI_CONFIG)
     on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
     evaluation: dict = field(default_factory=lambda: evaluation_masking(schema_defaults("evaluate")))
-    trackers: tuple[str, ...] = ()  # the `tracking` config's trackers
-    tracking: str | None = None  # the folder of the run's histories (None: none kept, as calibrate's bursts)
+    trackers: tuple[str, ...] = ()  # the trackers of `tracking` that the job reports to
+    tracking: dict = field(default_factory=no_tracking)  # the `tracking` config
+    tracking_dir: str | None = None  # the folder of the run's histories (None: none kept, as calibrate's bursts)
 
 
 # The command-line arguments of a training script: flag -> add_argument's keywords.
@@ -46,10 +48,11 @@ ARGUMENTS = {
     "--world-size": {"type": int, "required": True, "help": "the ranks the workflow launches"},
     "--threads": {"type": int, "default": 0, "help": "CPU threads for torch (0: torch's default)"},
     "--gaudi-config": {"default": str(GAUDI_CONFIG), "help": "the GaudiConfig JSON file"},
-    "--tracking-dir": {
-        "help": "the folder of the run's histories, outside the rule's outputs (default: none kept); the trackers "
-        "come from the workflow's `tracking` config, in the environment (trackers.TRACKING_ENV)"
+    "--tracking": {
+        "help": "the `tracking` config, in the file the workflow writes (files/tracking_settings.py; default: no "
+        "trackers)"
     },
+    "--tracking-dir": {"help": "the folder of the run's histories, outside the rule's outputs (default: none kept)"},
     "--out": {"required": True},
 }
 
@@ -67,6 +70,16 @@ def job_from(args) -> TrainingJob:
         threads=args.threads,
         gaudi_config=args.gaudi_config,
         evaluation=json.loads(args.masking),
-        trackers=job_trackers(args.tracking_dir),
-        tracking=args.tracking_dir,
+        **tracking_fields(args),
     )
+
+
+def tracking_fields(args) -> dict:
+    """A job's fields of tracking, from its parsed `--tracking` and `--tracking-dir` (TrainingJob's and
+    FinetuneJob's)."""
+    tracking = read_tracking_settings(args.tracking) if args.tracking else no_tracking()
+    return {
+        "trackers": job_trackers(tracking, args.tracking_dir),
+        "tracking": tracking,
+        "tracking_dir": args.tracking_dir,
+    }

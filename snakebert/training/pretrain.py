@@ -186,9 +186,9 @@ def prepare_run(job: TrainingJob) -> Run:
 def run_history(run: Run) -> str | None:
     """The folder of the run's live history: one per checkpoint fingerprint, continued by every segment of the run
     (None: the job keeps none)."""
-    if run.job.tracking is None or not run.job.trackers:
+    if run.job.tracking_dir is None or not run.job.trackers:
         return None
-    return str(Path(run.job.tracking) / run.folder.name)
+    return str(Path(run.job.tracking_dir) / run.folder.name)
 
 
 def phase_record(phase: Phase, trainer, result) -> PhaseRecord:
@@ -258,7 +258,7 @@ def phase_trainer(run: Run, phase: Phase, segment: Segment | None = None, resumi
     collators = (collator, run.eval_collator)
     trainer = build_trainer(job, settings, phase, str(run.folder), model, collators, train, run.validation, segment)
     hyperparameters = {"model": job.model, "pretrain": settings}
-    for callback in tracking_callbacks(job.trackers, run_history(run), run.folder.name, hyperparameters):
+    for callback in tracking_callbacks(job.trackers, run_history(run), run.folder.name, hyperparameters, job.tracking):
         trainer.add_callback(callback)
     blocks = first_batch_blocks(trainer, train)
     print(

@@ -4,8 +4,6 @@ deletion of outputs before a rerun never erases it, and only the main process wr
 tracker: the workflow's parse checks the table without loading one. What every tracker is given, and the helpers
 they share, are tracked_run.py's."""
 
-import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,36 +60,36 @@ TRACKERS = {
     "wandb": Tracker("wandb", "pip install wandb", wandb_history, wandb_start_problem),
     "mlflow": Tracker("mlflow", "pip install mlflow", mlflow_history, mlflow_start_problem),
 }
-TRACKING_ENV = "SNAKEBERT_TRACKING"  # the `tracking` config as JSON, which the workflow sets for its jobs
 
 
-def tracking_options() -> dict:
-    """The `tracking` config the workflow passed in the environment; outside a workflow, the schema's with no
-    trackers."""
-    if TRACKING_ENV in os.environ:
-        return json.loads(os.environ[TRACKING_ENV])
+def no_tracking() -> dict:
+    """The `tracking` section of a job started outside the workflow: the schema's, with no trackers."""
     return {**schema_defaults("tracking"), "trackers": []}
 
 
-def job_trackers(folder: str | None) -> tuple[str, ...]:
-    """The trackers of a job that keeps its history in `folder` (None: none kept, as calibrate's bursts keep none).
-    A tracker that cannot report from here (W&B online with no key or no network, an MLflow server that does not
-    answer) is refused now, before the job reads its data, not at its first logging step."""
+def job_trackers(tracking: dict, folder: str | None) -> tuple[str, ...]:
+    """The trackers of the `tracking` section for a job that keeps its history in `folder` (None: none kept, as
+    calibrate's bursts keep none). A tracker that cannot report from here (W&B online with no key or no network, an
+    MLflow server that does not answer) is refused now, before the job reads its data, not at its first logging
+    step."""
     if folder is None:
         return ()
-    options = tracking_options()
-    trackers = tuple(options["trackers"])
+    trackers = tuple(tracking["trackers"])
     for name in trackers:
-        problem = TRACKERS[name].start_problem(options)
+        if name not in TRACKERS:
+            raise DataError(f"config tracking.trackers: {name!r} is not a tracker ({', '.join(TRACKERS)})")
+        problem = TRACKERS[name].start_problem(tracking)
         if problem:
             raise DataError(f"config tracking.trackers: {name!r} {problem}")
     return trackers
 
 
-def tracking_callbacks(trackers: tuple[str, ...], folder: str | None, identity: str, settings: dict) -> list:
+def tracking_callbacks(
+    trackers: tuple[str, ...], folder: str | None, identity: str, settings: dict, tracking: dict
+) -> list:
     """The callbacks of `trackers` for the run `identity`, writing under `folder` with the job's `settings` as
-    hyperparameters (folder None: no history)."""
+    hyperparameters and the `tracking` section's options (folder None: no history)."""
     if folder is None:
         return []
-    run = TrackedRun(Path(folder), identity, settings, tracking_options())
+    run = TrackedRun(Path(folder), identity, settings, tracking)
     return [TRACKERS[name].callback(run) for name in trackers]

@@ -83,7 +83,7 @@ def hpu_job(data, folder) -> TrainingJob:
         checkpoints=str(folder / "checkpoints"),
         on_device=False,
         trackers=("tensorboard",),
-        tracking=str(folder / "logs/tracking"),
+        tracking_dir=str(folder / "logs/tracking"),
     )
 
 

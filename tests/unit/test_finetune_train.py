@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pyarrow as pa
 import pytest
@@ -22,6 +23,7 @@ from tracker_histories import mlflow_history, mlflow_runs, wandb_history
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
+from snakebert.files.tracking_settings import write_tracking_settings
 from snakebert.finetune.chosen_file import read_chosen, write_chosen
 from snakebert.finetune.encoded import EncodedSplit
 from snakebert.finetune.job import FinetuneJob, run_rate
@@ -29,7 +31,7 @@ from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.rates import choose_rate, chosen_rate
 from snakebert.finetune.run_folder import remove_finished
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
-from snakebert.training.trackers import TRACKING_ENV
+from snakebert.training.job import tracking_fields
 from snakebert.training.trainers import SealedCheckpoints
 
 RECIPE = {"learning_rate": 5e-3, "epochs": 3, "batch_size": 8, "max_length": 16, "warmup_ratio": 0.1,
@@ -72,14 +74,16 @@ def test_two_runs_give_identical_results_and_leave_no_checkpoint(prepared, tmp_p
     assert not any((tmp_path / "checkpoints").glob("*/checkpoint-*"))
 
 
-def test_a_run_reports_each_epochs_validation_scores_to_every_tracker(prepared, tmp_path, monkeypatch):
+def test_a_run_reports_each_epochs_validation_scores_to_every_tracker(prepared, tmp_path):
     """TensorBoard, W&B (offline) and MLflow (a file store) each hold the run's validation curve, a point per epoch,
     the same in each, whose best is the epoch the run kept; the W&B and MLflow runs are named for the run's folder."""
     store, trackers = tmp_path / "mlflow", ("tensorboard", "wandb", "mlflow")
     options = {**schema_defaults("tracking"), "trackers": list(trackers), "mlflow": {"tracking_uri": str(store)}}
-    monkeypatch.setenv(TRACKING_ENV, json.dumps(options))
+    file = write_tracking_settings(options, str(tmp_path / "tracking.json"))  # as the workflow writes it
     history = tmp_path / "logs/tracking/finetune/pairs/pretrained/lr-0.005/seed-1"
-    result = finetune(job(prepared, tmp_path, trackers=trackers, tracking=str(history)), str(tmp_path / "run.json"))
+    tracking = tracking_fields(SimpleNamespace(tracking=file, tracking_dir=str(history)))  # as the job reads it
+    assert tracking["trackers"] == trackers
+    result = finetune(job(prepared, tmp_path, **tracking), str(tmp_path / "run.json"))
     curve = scalars(events(history), "eval/macro_f1")
     assert len(curve) == RECIPE["epochs"]
     [run] = mlflow_runs(store)

@@ -4,6 +4,7 @@ backend on one node and on several, in place or through an srun step of its own,
 from types import SimpleNamespace
 
 import pytest
+from helpers import load_script
 
 from snakebert.errors import DataError
 from snakebert.training.launch_plan import LaunchPlan, job_backend, launch_plan
@@ -128,3 +129,14 @@ def test_a_launch_with_other_ranks_than_planned_is_refused(monkeypatch):
     assert check_world_size("cpu", 8) == check_world_size("cpu", None) == 8
     with pytest.raises(DataError, match="the cuda launcher started 8 ranks, the workflow planned 16"):
         check_world_size("cuda", 16)
+
+
+@pytest.mark.parametrize("launch", [["--world_size", "8", "--use_mpi"], ["--world_size", "32", "--nodes", "4",
+                                                                          "--use_deepspeed"]])  # fmt: skip
+def test_gaudi_spawn_passes_the_training_scripts_arguments_on_as_given(launch):
+    """What follows the script on gaudi_spawn's command line, the tracking settings file among it, is the script's
+    (DistributedRunner quotes it whole into each rank's command: tests/hpu/test_gaudi_contract.py)."""
+    script = ["scripts/pretrain.py", "--backend", "hpu", "--tracking", ".snakemake/snakebert/tracking.json"]
+    script += ["--tracking-dir", "logs/tracking/pretrain", "--world-size", "8", "--out", "results/model"]
+    args = load_script("gaudi_spawn").parse([*launch, *script])
+    assert [args.training_script, *args.training_script_args] == script

@@ -17,11 +17,11 @@ from tracker_histories import mlflow_history, mlflow_runs, wandb_history, wandb_
 from snakebert.config_checks import tracking_problems
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError, run_cli
-from snakebert.training.job import TrainingJob
+from snakebert.files.tracking_settings import read_tracking_settings, write_tracking_settings
+from snakebert.training.job import TrainingJob, tracking_fields
 from snakebert.training.logged_steps import SkipsLoggedSteps
 from snakebert.training.pretrain import pretrain
 from snakebert.training.tracked_run import TrackedRun, flat_scalars
-from snakebert.training.trackers import TRACKING_ENV, job_trackers
 
 # each history key of a training log entry: its TensorBoard tag (transformers' rewrite_logs: train/ or eval/)
 TAGS = {"loss": "train/loss", "learning_rate": "train/learning_rate", "grad_norm": "train/grad_norm",
@@ -42,7 +42,7 @@ def tracked_job(tiny_data, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     return TrainingJob(str(tiny_data.manifest), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
                        str(tmp_path / "checkpoints"), threads=1, trackers=("tensorboard",),
-                       tracking=str(tmp_path / "logs"))  # fmt: skip
+                       tracking_dir=str(tmp_path / "logs"))  # fmt: skip
 
 
 def test_a_resumed_run_continues_one_history_equal_to_its_log_history(tracked_job, tmp_path):
@@ -93,12 +93,38 @@ def test_nested_settings_become_flat_scalar_hyperparameters():
                     "model.init_from": "null", "model.architecture": "bert"}  # fmt: skip
 
 
-def test_the_jobs_take_the_trackers_the_workflow_sets_in_their_environment(monkeypatch):
-    monkeypatch.delenv(TRACKING_ENV, raising=False)
-    assert job_trackers("logs/tracking/pretrain") == ()  # a job started outside the workflow keeps no history
-    monkeypatch.setenv(TRACKING_ENV, json.dumps({**schema_defaults("tracking"), "trackers": ["tensorboard"]}))
-    assert job_trackers("logs/tracking/pretrain") == ("tensorboard",)
-    assert job_trackers(None) == ()  # a job that keeps no history (calibrate's bursts)
+def job_trackers(file: str | None, folder: str | None = "logs/tracking/pretrain") -> tuple[str, ...]:
+    """The trackers of a job given the tracking settings `file` (`--tracking`) and the history folder `folder`
+    (`--tracking-dir`)."""
+    return tracking_fields(SimpleNamespace(tracking=file, tracking_dir=folder))["trackers"]
+
+
+def tracking_file(folder: Path, section: dict) -> str:
+    """The tracking settings file that the workflow writes for `section`, written in `folder`."""
+    return write_tracking_settings(section, str(folder / "tracking.json"))
+
+
+def test_the_jobs_take_the_trackers_of_the_file_the_workflow_writes(tmp_path):
+    assert job_trackers(None) == ()  # a job started outside the workflow keeps no history
+    section = {**schema_defaults("tracking"), "trackers": ["tensorboard"]}
+    file = tracking_file(tmp_path, section)
+    assert job_trackers(file) == ("tensorboard",)
+    assert job_trackers(file, None) == ()  # a job that keeps no history (calibrate's bursts)
+    assert tracking_fields(SimpleNamespace(tracking=file, tracking_dir=None))["tracking"] == section
+
+
+def test_the_tracking_file_is_rewritten_only_when_the_section_changes_and_a_foreign_one_is_refused(tmp_path):
+    """The file is an input the rules declare ancient, at one path: the section, not its time, is what it holds."""
+    section = {**schema_defaults("tracking"), "trackers": ["tensorboard"]}
+    file = Path(tracking_file(tmp_path, section))
+    written = (file.stat().st_ino, file.stat().st_mtime_ns)
+    assert tracking_file(tmp_path, section) == str(file) and (file.stat().st_ino, file.stat().st_mtime_ns) == written
+    assert read_tracking_settings(tracking_file(tmp_path, {**section, "trackers": []}))["trackers"] == []
+    file.write_text(json.dumps({"trackers": "tensorboard"}))
+    with pytest.raises(DataError, match=r"tracking.json: the tracking settings file's 'trackers' is not a list"):
+        read_tracking_settings(str(file))
+    with pytest.raises(DataError, match=r"missing.json: no such tracking settings file; the workflow writes it"):
+        read_tracking_settings(str(tmp_path / "missing.json"))
 
 
 @pytest.mark.parametrize(
@@ -158,23 +184,23 @@ def test_wandb_online_with_no_key_or_no_network_is_refused_when_the_job_starts(m
     (tmp_path / "netrc").write_text("")
     monkeypatch.setenv("NETRC", str(tmp_path / "netrc"))
     monkeypatch.delenv("WANDB_API_KEY", raising=False)
-    monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("wandb", mode="online")))
+    file = tracking_file(tmp_path, tracking("wandb", mode="online"))
     with pytest.raises(DataError, match=r"'wandb' has tracking.wandb.mode: online and no API key: set WANDB_API_KEY"):
-        job_trackers("logs/tracking/pretrain")
+        job_trackers(file)
     monkeypatch.setenv("WANDB_API_KEY", "a-key")
     monkeypatch.setenv("WANDB_BASE_URL", "http://127.0.0.1:9")  # the discard port: nothing listens
     with pytest.raises(DataError, match=r"online and 127.0.0.1 cannot be reached .*: set tracking.wandb.mode: offline"):
-        job_trackers("logs/tracking/pretrain")
+        job_trackers(file)
     server = http.server.HTTPServer(("127.0.0.1", 0), Health)  # a host that answers, whatever it answers
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         monkeypatch.setenv("WANDB_BASE_URL", f"http://127.0.0.1:{server.server_port}")
-        assert job_trackers("logs/tracking/pretrain") == ("wandb",)  # online, with a key and a route
+        assert job_trackers(file) == ("wandb",)  # online, with a key and a route
     finally:
         server.shutdown()
     monkeypatch.delenv("WANDB_API_KEY")
-    monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("wandb", mode="offline")))
-    assert job_trackers("logs/tracking/pretrain") == ("wandb",)  # offline needs neither
+    file = tracking_file(tmp_path, tracking("wandb", mode="offline"))
+    assert job_trackers(file) == ("wandb",)  # offline needs neither
 
 
 class Sent:
@@ -226,16 +252,16 @@ class Health(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.mark.parametrize("status", [200, 401])  # a server that asks for credentials answers too
-def test_an_mlflow_server_that_does_not_answer_is_refused_when_the_job_starts(monkeypatch, status):
-    monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("mlflow", uri="http://127.0.0.1:9")))
+def test_an_mlflow_server_that_does_not_answer_is_refused_when_the_job_starts(tmp_path, status):
+    file = tracking_file(tmp_path, tracking("mlflow", uri="http://127.0.0.1:9"))
     with pytest.raises(DataError, match=r"'mlflow' has tracking.mlflow.tracking_uri http://127.0.0.1:9, which does "
                        r"not answer \(.*\): start the tracking server, or set a local folder"):  # fmt: skip
-        job_trackers("logs/tracking/pretrain")
+        job_trackers(file)
     server = http.server.HTTPServer(("127.0.0.1", 0), type("Answer", (Health,), {"status": status}))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("mlflow", uri=f"http://127.0.0.1:{server.server_port}/")))
-        assert job_trackers("logs/tracking/pretrain") == ("mlflow",)
+        file = tracking_file(tmp_path, tracking("mlflow", uri=f"http://127.0.0.1:{server.server_port}/"))
+        assert job_trackers(file) == ("mlflow",)
     finally:
         server.shutdown()
 
@@ -244,25 +270,25 @@ URL_SECRET = "urlTokenCanary42"  # not a Hub token's shape: only a URL's redacti
 
 
 @pytest.mark.parametrize("uri", [f"http://{URL_SECRET}@127.0.0.1:9/", f"http://127.0.0.1:9/?token={URL_SECRET}"])
-def test_an_mlflow_uri_with_credentials_in_a_jobs_environment_is_refused_and_printed_nowhere(monkeypatch, capsys, uri):
-    """The config's are refused when the workflow is read; a job given one in its environment (SNAKEBERT_TRACKING,
+def test_an_mlflow_uri_with_credentials_in_a_jobs_tracking_file_is_refused_and_printed_nowhere(tmp_path, capsys, uri):
+    """The config's are refused when the workflow is read; a job given one in its tracking settings file (written
     by hand) refuses it before MLflow could print it in the job's log, and what the job prints there (the guard's
     line) holds no secret."""
-    monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("mlflow", uri=uri)))
+    file = tracking_file(tmp_path, tracking("mlflow", uri=uri))
     with pytest.raises(SystemExit):
-        run_cli(lambda: job_trackers("logs/tracking/pretrain"))
+        run_cli(lambda: job_trackers(file))
     printed = capsys.readouterr().err
     assert printed.startswith("error: config tracking.trackers: 'mlflow' has tracking.mlflow.tracking_uri http://")
     assert "which MLflow would print in the job's log" in printed and "MLFLOW_TRACKING_TOKEN" in printed
     assert URL_SECRET not in printed
 
 
-def test_wandb_online_with_credentials_in_its_base_url_is_refused_without_them(monkeypatch):
+def test_wandb_online_with_credentials_in_its_base_url_is_refused_without_them(monkeypatch, tmp_path):
     monkeypatch.setenv("WANDB_API_KEY", "a-key")
     monkeypatch.setenv("WANDB_BASE_URL", f"https://{URL_SECRET}@wandb.lab/?key={URL_SECRET}")
-    monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("wandb", mode="online")))
+    file = tracking_file(tmp_path, tracking("wandb", mode="online"))
     with pytest.raises(DataError) as refused:
-        job_trackers("logs/tracking/pretrain")
+        job_trackers(file)
     assert "WANDB_BASE_URL holds user information and a query (not shown)" in str(refused.value)
     assert URL_SECRET not in str(refused.value)
 
@@ -279,10 +305,12 @@ def test_wandb_offline_and_mlflow_hold_the_log_history_once_across_a_killed_and_
     resumed segment's repeated steps 3 to 6 skipped, as resume is bit-identical), and no file holds a secret of the
     environment."""
     store = tmp_path / "logs/mlflow"
-    monkeypatch.setenv(TRACKING_ENV, json.dumps(tracking("tensorboard", "wandb", "mlflow", uri=str(store))))
+    file = tracking_file(tmp_path, tracking("tensorboard", "wandb", "mlflow", uri=str(store)))
     monkeypatch.setenv("WANDB_API_KEY", CANARY)
     monkeypatch.setenv("MLFLOW_TRACKING_TOKEN", CANARY)
-    job = dataclasses.replace(tracked_job, trackers=("tensorboard", "wandb", "mlflow"))
+    job = dataclasses.replace(
+        tracked_job, trackers=("tensorboard", "wandb", "mlflow"), tracking=read_tracking_settings(file)
+    )
     pretrain(job, str(tmp_path / "model"))
     [run] = [path for path in (tmp_path / "checkpoints").iterdir() if path.is_dir()]
     for step in range(3, 7):

@@ -18,8 +18,8 @@ from tracker_histories import mlflow_history, mlflow_runs, wandb_history, wandb_
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import STOPPED_EXIT
+from snakebert.files.tracking_settings import write_tracking_settings
 from snakebert.training.checkpoints import COMPLETE_FILE
-from snakebert.training.trackers import TRACKING_ENV
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "save_steps": 1000}  # no periodic checkpoint
 TIMEOUT = 180  # seconds a case may take: a hang fails it, it does not stall the suite
@@ -32,21 +32,22 @@ def data(tmp_path_factory):
     return build_tiny_data(tmp_path_factory.mktemp("ranks-data"))
 
 
-def torchrun(data, folder, harness: tuple[str, ...] = ()) -> list[str]:
+def torchrun(data, folder, harness: tuple[str, ...] = (), trackers: tuple[str, ...] = ("tensorboard",)) -> list[str]:
+    """The command of a 2-rank run in `folder` (through tests/interrupt.py's `harness`, if any), reporting to
+    `trackers` as the `tracking` config asks: in the tracking settings file the workflow writes, passed through
+    torch_spawn and torchrun as the rule passes it."""
     script = [str(REPO / "tests/interrupt.py"), *harness] if harness else [str(REPO / "scripts/pretrain.py")]
+    tracking = write_tracking_settings(
+        {**schema_defaults("tracking"), "trackers": list(trackers)}, str(folder / "tracking.json")
+    )
     return [
         sys.executable, str(REPO / "scripts/torch_spawn.py"), "--nproc_per_node", "2", *script,
         "--backend", "cpu", "--world-size", "2", "--manifest", str(data.manifest), "--tokenizer", str(data.tokenizer),
         "--model", json.dumps(TINY_TRAINING["model"]), "--pretrain", json.dumps(SETTINGS), "--threads", "1",
-        "--checkpoints", str(folder / "checkpoints"), "--tracking-dir", str(folder / "logs/tracking"),
+        "--checkpoints", str(folder / "checkpoints"), "--tracking", tracking,
+        "--tracking-dir", str(folder / "logs/tracking"),
         "--out", str(folder / "model"),
     ]  # fmt: skip
-
-
-def tracked_env(*trackers: str) -> dict:
-    """The workflow's environment, with `trackers` (default TensorBoard) asked for as the `tracking` config asks."""
-    options = {**schema_defaults("tracking"), "trackers": list(trackers or ["tensorboard"])}
-    return {**snakemake_env(), TRACKING_ENV: json.dumps(options)}
 
 
 def worker(agent: int, rank: int) -> int:
@@ -77,7 +78,7 @@ def stopped_run(data, folder, to: str) -> tuple[int, str]:
     (for "an evaluation": sent by rank 1 to the group as its first evaluation starts); its exit and output."""
     harness = ("term-in-evaluation", "1") if to == "an evaluation" else ("wait-for-stop", str(STOP_STEP))
     process = subprocess.Popen(
-        torchrun(data, folder, harness), env=tracked_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        torchrun(data, folder, harness), env=snakemake_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True, start_new_session=True,
     )  # fmt: skip
     lines = []
@@ -98,8 +99,8 @@ def stopped_run(data, folder, to: str) -> tuple[int, str]:
 def unbroken(data, tmp_path_factory):
     """The run unstopped, reported to every tracker (W&B offline, MLflow's file store under its working folder)."""
     folder = tmp_path_factory.mktemp("unbroken-ranks")
-    env = tracked_env("tensorboard", "wandb", "mlflow")
-    subprocess.run(torchrun(data, folder), env=env, cwd=folder, check=True, capture_output=True, timeout=TIMEOUT)
+    command = torchrun(data, folder, trackers=("tensorboard", "wandb", "mlflow"))
+    subprocess.run(command, env=snakemake_env(), cwd=folder, check=True, capture_output=True, timeout=TIMEOUT)
     return folder
 
 
@@ -132,7 +133,7 @@ def test_a_sigterm_to_any_process_stops_every_rank_at_one_saved_step_and_the_rer
     assert {path.name for path in saved.glob("rng_state_*.pth")} == {"rng_state_0.pth", "rng_state_1.pth"}
 
     resumed = subprocess.run(
-        torchrun(data, tmp_path), env=tracked_env(), capture_output=True, text=True, timeout=TIMEOUT
+        torchrun(data, tmp_path), env=snakemake_env(), capture_output=True, text=True, timeout=TIMEOUT
     )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert (tmp_path / "model/model.safetensors").read_bytes() == (unbroken / "model/model.safetensors").read_bytes()

@@ -57,7 +57,13 @@ def test_evaluation_beats_chance_and_is_repeatable(trained):
 def test_training_settings_rerun_no_data_rule(trained_copy):
     changed = training_config(trained_copy, pretrain={"learning_rate": 0.004})
     report = {"plot_training": 1, "report_summary": 1, "model_card": 1}
-    finetuning = {"finetune": 4, "linear_probe": 2, "summarize_finetune": 1, "plot_downstream": 1}  # 2 models, 2 seeds
+    finetuning = {
+        "finetune": 4,
+        "choose_rate": 2,
+        "linear_probe": 2,
+        "summarize_finetune": 1,
+        "plot_downstream": 1,
+    }  # 2 models, 2 seeds
     assert planned_jobs(trained_copy, changed) == {
         "all": 1, "evaluate": 1, "fill_mask_probes": 1, "pretrain": 1, **report, **finetuning
     }  # fmt: skip

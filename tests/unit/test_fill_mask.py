@@ -12,8 +12,8 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from snakebert.errors import DataError
 from snakebert.report.summary import fill_mask_rows
+from snakebert.training.fill_mask import answer_ids, fill_mask_probes
 from snakebert.training.fill_mask_results import MostCommonTop1
-from snakebert.training.probes import answer_ids, fill_mask_probes
 
 PROMPTS = ["the library opens at [MASK] .", "winter storms closed the [MASK] for weeks .", "[MASK] must rest ."]
 PROMPTS += ["a neglected engine [MASK] and stalls ."]
