@@ -17,6 +17,8 @@ from snakebert.files.settings_files import settings_file
 from snakebert.files.tracking_settings import write_tracking_settings
 from snakebert.finetune import plan as finetune_plan
 from snakebert.finetune.chosen_file import CHOSEN_FILE
+from snakebert.finetune.metrics_file import METRICS_FILE
+from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
 from snakebert.training.base_model import INIT_FROM
@@ -263,8 +265,8 @@ def hub_uploads_json(wildcards):
 
 
 def finetune_metrics():
-    """Each task's results (results/finetune/{task}/metrics.json), in config order."""
-    return [f"results/finetune/{task}/metrics.json" for task in TASKS]
+    """Each task's results (METRICS_FILE), in config order."""
+    return [METRICS_FILE.format(task=task) for task in TASKS]
 
 
 def task_files(wildcards):

@@ -10,7 +10,7 @@ rule prepare_task:
     input:
         task_files,
     output:
-        directory("results/finetune/{task}/data"),
+        directory(TASK_DATA),
     log:
         "logs/finetune/{task}/prepare_task.log",
     conda:
@@ -25,7 +25,7 @@ rule prepare_task:
 
 rule finetune:
     input:
-        data="results/finetune/{task}/data",
+        data=TASK_DATA,
         model=finetune_model_inputs,
         chosen=finetune_chosen_rate,
         tracking=ancient(TRACKING_FILE),
@@ -43,7 +43,7 @@ rule finetune:
     params:
         script=script("finetune.py"),
         code=code("finetune.py"),
-        data="results/finetune/{task}/data/{fold}",
+        data=FOLD_DATA,
         kind=finetune_model_kind,
         source=finetune_model_source,
         rate=finetune_rate_argument,
@@ -63,7 +63,7 @@ rule finetune:
 
 rule choose_rate:
     input:
-        data="results/finetune/{task}/data",
+        data=TASK_DATA,
         search=finetune_search_runs,
     output:
         CHOSEN_FILE,
@@ -83,7 +83,7 @@ rule choose_rate:
 
 rule linear_probe:
     input:
-        data="results/finetune/{task}/data",
+        data=TASK_DATA,
         model=finetune_model_inputs,
     output:
         finetune_plan.probe_runs("{task}", config["finetune"], "{model}", "{fold}"),
@@ -97,7 +97,7 @@ rule linear_probe:
     params:
         script=script("linear_probe.py"),
         code=code("linear_probe.py"),
-        data="results/finetune/{task}/data/{fold}",
+        data=FOLD_DATA,
         kind=finetune_model_kind,
         source=finetune_model_source,
         max_length=probe_max_length,
@@ -111,7 +111,7 @@ rule linear_probe:
 
 rule finetune_baselines:
     input:
-        "results/finetune/{task}/data",
+        TASK_DATA,
     output:
         "results/finetune/{task}/{fold}baselines.json",
     log:
@@ -121,20 +121,20 @@ rule finetune_baselines:
     params:
         script=script("finetune_baselines.py"),
         code=code("finetune_baselines.py"),
-        data="results/finetune/{task}/data/{fold}",
+        data=FOLD_DATA,
     shell:
         "python {params.script} --task {params.data} --out {output} > {log} 2>&1"
 
 
 rule summarize_finetune:
     input:
-        data="results/finetune/{task}/data",
+        data=TASK_DATA,
         runs=finetune_runs,
         chosen=finetune_chosen_rates,
         probes=probe_runs,
         baselines=baseline_results,
     output:
-        "results/finetune/{task}/metrics.json",
+        METRICS_FILE,
     log:
         "logs/finetune/{task}/summarize_finetune.log",
     localrule: True
@@ -143,6 +143,7 @@ rule summarize_finetune:
     params:
         script=script("summarize_finetune.py"),
         code=code("summarize_finetune.py"),
+        task_file=TASK_FILE,
         arguments=arguments_file(
             {
                 "--baselines": "baselines",
@@ -153,5 +154,5 @@ rule summarize_finetune:
             }
         ),
     shell:
-        "python {params.script} --task {input.data}/task.json --arguments-file {params.arguments} --out {output}"
+        "python {params.script} --task {input.data}/{params.task_file} --arguments-file {params.arguments} --out {output}"
         " > {log} 2>&1"

@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
+from snakebert.files.json_views import as_json
 from snakebert.files.settings_files import parse_arguments
 from snakebert.finetune.summary import summarize_task
 
@@ -23,19 +24,9 @@ def main() -> None:
     parser.add_argument("--probes", nargs="*", default=[], help="the linear-probe results")
     parser.add_argument("--chosen", nargs="*", default=[], help="each fine-tuned model's learning-rate choice")
     args = parse_arguments(parser)
-    print(
-        json.dumps(
-            summarize_task(
-                args.task,
-                args.runs,
-                args.probes,
-                json.loads(args.learning_rates),
-                args.baselines,
-                args.out,
-                args.chosen,
-            )["pretraining_gain"]
-        )
-    )
+    grid = json.loads(args.learning_rates)
+    summary = summarize_task(args.task, args.runs, args.probes, grid, args.baselines, args.out, args.chosen)
+    print(json.dumps(as_json(summary.pretraining_gain)))
 
 
 if __name__ == "__main__":

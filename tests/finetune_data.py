@@ -1,11 +1,13 @@
 """Small labelled data sets for the fine-tuning tests: sentence pairs with classes, single texts with a number,
 sentences of tagged words and SQuAD questions, written as the files a `files` task reads, and local folders laid out
-like GLUE's and CoNLL-2003's on the Hub."""
+like GLUE's and CoNLL-2003's on the Hub; and a task's results as summarize_finetune writes them."""
 
 import json
 from pathlib import Path
 
 from tiny_corpus import DOCS
+
+from snakebert.finetune.interval import NOT_SHOWN
 
 WORDS = [word.strip(".,;:") for doc in DOCS for word in doc.lower().split()]
 
@@ -186,3 +188,85 @@ def write_glue_folder(folder: Path, config: str = "mrpc", rows: int = 48) -> Pat
         + "---\n"
     )
     return folder
+
+
+def summary(median: float, low: float, high: float, runs: int) -> dict:
+    return {"median": median, "min": low, "max": high, "runs": runs}
+
+
+def metrics_json(name: str, problem: str, metrics: list[str], medians: list[float]) -> dict:
+    """A fine-tuning metrics file of the format summarize_finetune writes (three seeds, every kind of model)."""
+
+    def model(kind: str, scale: float, path: str | None = "results/model") -> dict:
+        seeds = [None] if kind == "baseline" else [1, 2, 3]
+        spread = 0 if kind == "baseline" else 0.02
+        scores = {metric: median * scale for metric, median in zip(metrics, medians, strict=True)}
+        rate = {"learning_rate": {"pretrained": 3e-3, "random_init": 1e-2}.get(kind, 1e-3)} if seeds[0] else {}
+        return {
+            "kind": kind,
+            "model": path,
+            **rate,
+            "runs": [{"seed": seed, "validation": scores, "test": scores, "best_epoch": 2.0} for seed in seeds],
+            "summary": {
+                metric: summary(value, value - spread, value + spread, len(seeds)) for metric, value in scores.items()
+            },
+            "one_class_runs": None,
+        }
+
+    split = {"examples": 40, "groups": 7, "class_counts": None}
+    return {
+        "task": name,
+        "type": "embedded",
+        "description": f"the {name} of a passage of a speech",
+        "problem": problem,
+        "labels": ["Democratic", "Republican"] if problem == "classification" else None,
+        "main_metric": metrics[-1],
+        "metrics": metrics,
+        "reported_split": "test",
+        "splits": {"train": {**split, "examples": 120}, "validation": split, "test": split},
+        "folds": None,
+        "seeds": [1, 2, 3],
+        "learning_rates": {
+            "grid": [1e-3, 3e-3, 1e-2],
+            "search_seeds": 1,
+            "chosen_on": "validation",
+            "metric": metrics[-1],
+        },  # fmt: skip
+        "models": {
+            "pretrained": model("pretrained", 1.0),
+            "random": model("random_init", 0.8),
+            "bert-base": model("reference", 1.1, "bert-base-uncased"),
+            "majority": model("baseline", 0.5, None),
+        },
+        "machines": [{"cpu": "Some CPU", "cpu_capability": "AVX2", "backend": "cpu", "accelerator": None}],
+        "bootstrap": {"level": 0.95, "resamples": 1000, "groups": 5},
+        "comparisons": {
+            "random": {"metric": metrics[-1], "difference": 0.08, "interval": [-0.02, 0.15], "verdict": NOT_SHOWN},
+            "bert-base": {"metric": metrics[-1], "difference": -0.1, "interval": [-0.2, -0.01], "verdict": "no"},
+            "majority": {"metric": metrics[-1], "difference": 0.3, "interval": None, "verdict": NOT_SHOWN},
+        },
+        "pretraining_gain": {
+            "metric": metrics[-1],
+            "median": 0.07,
+            "min": 0.03,
+            "max": 0.1,
+            "runs": 3,
+            "interval": [-0.02, 0.15],
+            "verdict": NOT_SHOWN,
+        },  # fmt: skip
+        "adaptation_gain": None,
+        "linear_probe": {
+            "models": {"pretrained": model("pretrained", 1.2), "random": model("random_init", 0.9)},
+            "comparisons": {},
+            "adaptation_gain": None,
+            "pretraining_gain": {
+                "metric": metrics[-1],
+                "median": 0.18,
+                "min": 0.18,
+                "max": 0.18,
+                "runs": 3,
+                "interval": [0.05, 0.3],
+                "verdict": "yes",
+            },  # fmt: skip
+        },
+    }

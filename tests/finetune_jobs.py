@@ -4,8 +4,10 @@ task's summary as the workflow makes it (each model's rate chosen first)."""
 import json
 from pathlib import Path
 
+from snakebert.files.json_views import as_json
 from snakebert.finetune.chosen_file import write_chosen
 from snakebert.finetune.job import FinetuneJob
+from snakebert.finetune.metrics_file import read_task_metrics
 from snakebert.finetune.rates import choose_rate
 from snakebert.finetune.summary import summarize_task
 
@@ -20,7 +22,7 @@ def cpu_job(task_dir, model: str, folder, recipe: dict, **overrides) -> Finetune
 
 def summarized(task_file, run_files, probe_files, grid, baseline_files, out) -> dict:
     """summarize_task as the workflow runs it: each model's rate chosen first from its search runs (choose_rate), in
-    a chosen.json beside `out`."""
+    a chosen.json beside `out`; the results as the JSON it wrote."""
     searched: dict[str, list[str]] = {}
     for path in run_files:
         run = json.loads(Path(path).read_text())
@@ -30,4 +32,7 @@ def summarized(task_file, run_files, probe_files, grid, baseline_files, out) -> 
     for model, paths in searched.items():
         chosen.append(str(Path(out).parent / f"{Path(out).stem}-{model}-chosen.json"))
         write_chosen(chosen[-1], choose_rate(task_file, paths, grid))
-    return summarize_task(task_file, run_files, probe_files, grid, baseline_files, out, chosen)
+    found = as_json(summarize_task(task_file, run_files, probe_files, grid, baseline_files, out, chosen))
+    assert Path(out).read_text() == json.dumps(found, indent=1) + "\n"  # the results, as the file holds them
+    assert as_json(read_task_metrics(out)) == found  # and as its readers read them back
+    return found

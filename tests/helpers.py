@@ -4,6 +4,7 @@ built by the library's own functions, and real snakemake runs in a temporary wor
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -291,3 +292,20 @@ def save_tiny_model(tokenizer_dir, folder, the_bias: float = 0.0) -> str:
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
+
+
+def workflow_sources() -> dict[Path, str]:
+    """Every module of the package, every script, the Snakefile and every rule file, with its text."""
+    paths = [*(REPO / "snakebert").rglob("*.py"), *(REPO / "scripts").glob("*.py"), *(REPO / "rules").glob("*.smk")]
+    return {path: path.read_text() for path in [*paths, REPO / "Snakefile"]}
+
+
+def spelled_elsewhere(module, names) -> dict[str, list[str]]:
+    """Each of `names` that a workflow source other than `module` holds as a quoted string, and where."""
+    own = Path(module.__file__).resolve()
+    sources = {path: text for path, text in workflow_sources().items() if path.resolve() != own}
+    found = {
+        name: [str(path.relative_to(REPO)) for path, text in sources.items() if re.search(f"[\"']{name}[\"']", text)]
+        for name in names
+    }
+    return {name: paths for name, paths in found.items() if paths}

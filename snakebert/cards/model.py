@@ -11,6 +11,7 @@ from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.json_files import read_json
 from ..finetune.kinds import BASELINE, PRETRAINED, REFERENCE
+from ..finetune.metrics_file import Spread, TaskMetrics, read_task_metrics
 from ..finetune.problems import PROBLEMS
 from ..model_folders import usable_positions
 from ..report.downstream import answered_gains, comparison_rows, folds_text, gain_line, probe_method, rate_text
@@ -64,32 +65,32 @@ def mlm_results(evaluation: EvalMetrics, sources: list[str]) -> list[EvalResult]
     ]
 
 
-def downstream_results(task: dict) -> list[EvalResult]:
+def downstream_results(task: TaskMetrics) -> list[EvalResult]:
     """The pretrained model's median over seeds of each metric of `task` (a fine-tuning metrics file)."""
-    sections = [task, task["linear_probe"] or {"models": {}}]  # fine-tuned, or probed where nothing was fine-tuned
-    summary = next(m["summary"] for section in sections for m in section["models"].values() if m["kind"] == PRETRAINED)
+    sections = [task.models, task.linear_probe.models if task.linear_probe else {}]  # probed, where none fine-tuned
+    summary = next(m.summary for models in sections for m in models.values() if m.kind == PRETRAINED)
     return [
         EvalResult(
-            task_type=PROBLEMS[task["problem"]].card_task,
-            task_name=task["task"],
-            dataset_type=task["task"],
-            dataset_name=task["description"],
-            dataset_split=task["reported_split"],
+            task_type=PROBLEMS[task.problem].card_task,
+            task_name=task.task,
+            dataset_type=task.task,
+            dataset_name=task.description,
+            dataset_split=task.reported_split,
             metric_type=metric,
-            metric_name=f"{metric} (median of {len(task['seeds'])} seeds)",
-            metric_value=summary[metric]["median"],
+            metric_name=f"{metric} (median of {len(task.seeds)} seeds)",
+            metric_value=summary[metric].median,
         )
-        for metric in task["metrics"]
+        for metric in task.metrics
         if summary[metric] is not None
     ]
 
 
-def spread(summary: dict | None) -> str:
+def spread(summary: Spread | None) -> str:
     """A median with its min-max over seeds (the median alone where they agree; undefined: a correlation of
     constant predictions)."""
     if summary is None:
         return "undefined"
-    median, low, high = summary["median"], summary["min"], summary["max"]
+    median, low, high = summary.median, summary.min, summary.max
     return f"{median:.3f}" if low == high else f"{median:.3f} ({low:.3f}–{high:.3f})"
 
 
@@ -158,46 +159,45 @@ def mlm_facts(evaluation: EvalMetrics) -> dict[str, str]:
     }
 
 
-def task_text(task: dict) -> str:
+def task_text(task: TaskMetrics) -> str:
     """One downstream task: each model's median and min-max over seeds of each metric, each model's learning rate,
     whether pretraining paid and the pretrained model against each other model, with the 95% intervals (the report's
     lines)."""
-    split = task["reported_split"]
-    size = plural(task["splits"][split]["examples"], PROBLEMS[task["problem"]].unit)
+    split = task.reported_split
+    size = plural(task.splits[split]["examples"], PROBLEMS[task.problem].unit)
     about = (
-        f"{task['description']} ({task['problem']}; {split} split of {size}{folds_text(task)}; "
-        f"seeds {', '.join(str(seed) for seed in task['seeds'])})"
+        f"{task.description} ({task.problem}; {split} split of {size}{folds_text(task)}; "
+        f"seeds {', '.join(str(seed) for seed in task.seeds)})"
     )
     rows = [
-        [f"{name} ({model['model']})" if model["kind"] == REFERENCE else name, model["kind"].replace("_", " ")]
-        + [spread(model["summary"][metric]) for metric in task["metrics"]]
-        for name, model in task["models"].items()
+        [f"{name} ({model.model})" if model.kind == REFERENCE else name, model.kind.replace("_", " ")]
+        + [spread(model.summary[metric]) for metric in task.metrics]
+        for name, model in task.models.items()
     ]
-    table = markdown_table(["model", "kind", *task["metrics"]], rows)
+    table = markdown_table(["model", "kind", *task.metrics], rows)
     against = bullets(dict(comparison_rows(task)))
-    parts = [f"### {task['task']}", about, table]
-    if task["learning_rates"]:
+    parts = [f"### {task.task}", about, table]
+    if task.learning_rates:
         parts += [f"Learning rate: {rate_text(task)}.", answers(task), against]
-    if task["linear_probe"]:
+    if task.linear_probe:
         parts.append(probe_text(task))
     return "\n\n".join(part for part in parts if part)
 
 
-def probe_text(task: dict) -> str:
+def probe_text(task: TaskMetrics) -> str:
     """The linear probe's main scores and its answer, in a paragraph."""
-    probe, metric = {**task, **task["linear_probe"]}, task["main_metric"]
+    probe, metric = task.probed(), task.main_metric
     models = [
-        f"{name} {spread(model['summary'][metric])}"
-        for name, model in probe["models"].items()
-        if model["kind"] != BASELINE
+        f"{name} {spread(model.summary[metric])}" for name, model in probe.models.items() if model.kind != BASELINE
     ]
     return f"Linear probe ({probe_method(task)}), {metric}: {', '.join(models)}. {answers(probe)}"
 
 
-def answers(results: dict) -> str:
+def answers(results: TaskMetrics) -> str:
     """ "Did pretraining pay?" and, for a continued run, "did adaptation pay?", answered in sentences."""
     return " ".join(
-        f"{question[0].upper()}{question[1:]} {gain_line(results, key)}." for key, question in answered_gains(results)
+        f"{question[0].upper()}{question[1:]} {gain_line(results, other)}."
+        for other, question in answered_gains(results)
     )
 
 
@@ -208,7 +208,7 @@ def model_card(
     training: TrainingMetrics,
     settings: dict,
     evaluation: EvalMetrics,
-    tasks: list[dict],
+    tasks: list[TaskMetrics],
 ) -> ModelCard:
     """The card of a model (`config`: its config.json; `settings`: the `pretrain` config) trained on `manifest`'s data
     set, with its held-out MLM `evaluation` and its downstream `tasks` (fine-tuning metrics files). A run continued
@@ -248,6 +248,6 @@ def write_model_card(
         read_training_metrics(folder),
         settings,
         read_eval_metrics(eval_metrics),
-        [read_json(path, "fine-tuning metrics file") for path in finetune],
+        [read_task_metrics(path) for path in finetune],
     )
     write_card(card, out)

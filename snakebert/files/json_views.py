@@ -2,7 +2,10 @@
 order), built from the parsed JSON by `built`, turned back into exactly that JSON by `as_json`, and read by
 `read_view`, which refuses a file of another version or of another program, naming the file and the key at fault."""
 
+import types
+import typing
 from dataclasses import MISSING, field, fields, is_dataclass
+from functools import cache
 
 from ..errors import DataError
 from .json_files import read_json
@@ -11,25 +14,50 @@ LEFT_OUT = "left out when None"  # the metadata of a field the file holds only w
 
 
 def left_out_when_none():
-    """A field, last in its dataclass, whose key the file leaves out where it has no value."""
+    """A field whose key the file leaves out where it has no value (last in its dataclass, or in a keyword-only
+    one)."""
     return field(default=None, metadata={LEFT_OUT: True})
+
+
+@cache
+def _types(cls) -> dict:
+    return typing.get_type_hints(cls)
+
+
+def _value(kind, value, name: str):
+    """`value` as a view's field of type `kind` holds it: an object built as the dataclass `kind` names (where it is
+    not one yet), a tuple or dict of them; a count, id or size that is not an integer (`37.0`, `true`: a hand edit),
+    or an object that is not one, is a TypeError naming its key."""
+    if isinstance(kind, types.UnionType):
+        if value is None and type(None) in typing.get_args(kind):
+            return None
+        kind = next(each for each in typing.get_args(kind) if each is not type(None))
+    if is_dataclass(kind):
+        if isinstance(value, kind):
+            return value
+        if not isinstance(value, dict):
+            raise TypeError(f"its {name!r} is {value!r}, not an object")
+        return built(kind, value)
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is tuple:
+        return tuple(_value(args[0], item, name) for item in value)
+    if origin is dict:
+        return {key: _value(args[1], item, name) for key, item in value.items()}
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"its {name!r} is {value!r}, not an integer")
+    return value
 
 
 def built(cls, data: dict, **parts):
     """`cls` from the JSON object `data`: each field from the key of its name (KeyError where it is missing, but for
-    a field left out when None), or from `parts`, the views of its nested objects; a count, id or size that is not an
-    integer (`37.0`, `true`: a hand edit) is a TypeError naming its key."""
+    a field left out when None), or from `parts`, the views of its nested objects; a field not in `parts` that the
+    type names as a view, or a tuple or dict of views, is built as one."""
     values = {}
     for found in fields(cls):
         if found.name in parts:
-            value = parts[found.name]
+            values[found.name] = parts[found.name]
         elif found.name in data or found.default is MISSING:
-            value = data[found.name]
-        else:
-            continue  # left out: None
-        if found.type is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise TypeError(f"its {found.name!r} is {value!r}, not an integer")
-        values[found.name] = value
+            values[found.name] = _value(_types(cls)[found.name], data[found.name], found.name)
     return cls(**values)
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from ..training.training_metrics import MODEL_FOLDER as PRETRAINED_MODEL
 from .kinds import PRETRAINED, RANDOM_INIT, REFERENCE
 
-OWN_MODELS = {"pretrained": PRETRAINED, "random": RANDOM_INIT}  # name in the results -> kind
+RANDOM = "random"  # the same architecture from random initialisation, as the results name it
+OWN_MODELS = {"pretrained": PRETRAINED, RANDOM: RANDOM_INIT}  # name in the results -> kind
 BASE = "base"  # the `model.init_from` base as it is, the row a continued run's model is compared with
 # every problem's baselines (baselines.py; a test holds them equal)
 BASELINE_NAMES = ("majority", "tfidf", "word_tags", "squad_sentence")

@@ -2,7 +2,7 @@
 Arrow file (`text`, `text_pair` for pairs, `label`: a class id or a number, `group`) beside `task.json`, which
 describes the task, its classes and each split's counts and checksum. What every fine-tuning run reads."""
 
-import json
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -12,14 +12,13 @@ from ..errors import DataError
 from ..files.arrow_streams import read_table, stream_writer
 from ..files.atomic import atomic_path
 from ..files.checksum import sha256
-from ..files.json_files import read_json
+from ..files.json_views import as_json
 from .examples import GROUP, LABEL, PAIR, TEXT
 from .plan import fold_folder
 from .problems import PROBLEMS, Problem
 from .splits import carve, check_task_splits, fold_numbers
+from .task_file import TASK_FILE, TaskFile, read_task_file, write_task_file
 from .tasks import SPLITS, read_task
-
-TASK_FILE = "task.json"
 
 
 def _empty_texts(table: pa.Table) -> int:
@@ -58,37 +57,41 @@ def _write(table: pa.Table, path: Path) -> None:
         writer.write_table(table)
 
 
-def _description(task: dict, source, splits: dict[str, pa.Table], names: list[str] | None, carved: list[str]) -> dict:
-    return {
-        "task": task["name"],
-        "type": task["type"],
-        "description": source.description,
-        "problem": source.problem,
-        "labels": names,
-        "metrics": source.metrics,
-        "main_metric": source.metrics[0],
-        "text_pair": "text_pair" in splits["train"].column_names,
-        "tag_scheme": source.tag_scheme,
-        "allow_unanswerable": source.allow_unanswerable,
-        "reported_split": "test" if "test" in splits else "validation",
-        "carved": sorted(carved),
-        "folds": task["split"]["folds"],
-        "fold": None,
-        "splits": {},
-    }
+def _description(
+    task: dict, source, splits: dict[str, pa.Table], names: list[str] | None, carved: list[str]
+) -> TaskFile:
+    return TaskFile(
+        task=task["name"],
+        type=task["type"],
+        description=source.description,
+        problem=source.problem,
+        labels=None if names is None else tuple(names),
+        metrics=tuple(source.metrics),
+        main_metric=source.metrics[0],
+        text_pair=PAIR in splits["train"].column_names,
+        tag_scheme=source.tag_scheme,
+        allow_unanswerable=source.allow_unanswerable,
+        reported_split="test" if "test" in splits else "validation",
+        carved=tuple(sorted(carved)),
+        folds=task["split"]["folds"],
+        fold=None,
+        splits={},
+    )
 
 
-def _write_splits(folder: Path, splits: dict[str, pa.Table], names: list[str] | None, description: dict) -> dict:
+def _write_splits(
+    folder: Path, splits: dict[str, pa.Table], names: list[str] | None, description: TaskFile
+) -> TaskFile:
     """Each split's Arrow file and task.json, its counts and checksums, in `folder`; return the description."""
     folder.mkdir()
-    description = {**description, "splits": {}}
-    overlap, problem = _in_train(splits), PROBLEMS[description["problem"]]
+    overlap, problem, counted = _in_train(splits), PROBLEMS[description.problem], {}
     for split, table in splits.items():
         encoded = problem.encoded(table, names)
         _write(encoded, folder / f"{split}.arrow")
         counts = {**_counts(encoded, problem, names), **({"also_in_train": overlap[split]} if split in overlap else {})}
-        description["splits"][split] = {**counts, "sha256": sha256(folder / f"{split}.arrow")}
-    (folder / TASK_FILE).write_text(json.dumps(description, indent=1) + "\n")
+        counted[split] = {**counts, "sha256": sha256(folder / f"{split}.arrow")}
+    description = replace(description, splits=counted)
+    write_task_file(folder, description)
     return description
 
 
@@ -107,7 +110,7 @@ def _folded(task: dict, splits: dict, stratified: bool) -> list[dict[str, pa.Tab
     return folded
 
 
-def notices(task: dict, description: dict) -> list[str]:
+def notices(task: dict, description: TaskFile) -> list[str]:
     """What the log says of a task's data that is allowed but worth knowing: a file given as two splits, examples
     with no text, examples of a held-out split that train also holds."""
     where = f"finetune task {task['name']!r}"
@@ -116,7 +119,7 @@ def notices(task: dict, description: dict) -> list[str]:
     for split, path in given.items():
         if split != "train" and Path(path).exists() and Path(path).samefile(given["train"]):
             found.append(f"{where}: train and {split} are the same file ({path}): the {split} split measures memory")
-    for split, counts in description["splits"].items():
+    for split, counts in description.splits.items():
         if counts.get("empty_texts"):
             found.append(f"{where}: {counts['empty_texts']} examples of the {split} split have no text (kept)")
         if counts.get("also_in_train"):
@@ -128,8 +131,9 @@ def notices(task: dict, description: dict) -> list[str]:
 
 def prepare_task(task: dict, out: str) -> dict:
     """Write the task's splits and task.json into the folder `out` (with `split.folds`, each fold's in a folder of its
-    own, and a task.json of the folds' test splits pooled); return the task description. What is allowed but worth
-    knowing is counted in task.json (`empty_texts`, `also_in_train`) and said in the log (notices)."""
+    own, and a task.json of the folds' test splits pooled); return the task description, as task.json holds it. What
+    is allowed but worth knowing is counted in task.json (`empty_texts`, `also_in_train`) and said in the log
+    (notices)."""
     source = read_task(task)
     splits = dict(source.splits)
     problem = PROBLEMS[source.problem]
@@ -151,7 +155,7 @@ def prepare_task(task: dict, out: str) -> dict:
         description = _write_splits(tmp, splits, names, _description(task, source, splits, names, list(fractions)))
     for notice in notices(task, description):
         print(notice, flush=True)
-    return description
+    return as_json(description)
 
 
 def _prepare_folds(task: dict, source, splits: dict, names: list[str] | None, out: str) -> dict:
@@ -164,11 +168,11 @@ def _prepare_folds(task: dict, source, splits: dict, names: list[str] | None, ou
         tmp.mkdir()
         described = _description(task, source, folded[0], names, carved)
         for fold, found in enumerate(folded, 1):
-            _write_splits(tmp / fold_folder(fold), found, names, {**described, "fold": fold})
+            _write_splits(tmp / fold_folder(fold), found, names, replace(described, fold=fold))
         pooled = pa.concat_tables([problem.encoded(found["test"], names) for found in folded])
-        description = {**described, "splits": {"test": _counts(pooled, problem, names)}}
-        (tmp / TASK_FILE).write_text(json.dumps(description, indent=1) + "\n")
-    return description
+        description = replace(described, splits={"test": _counts(pooled, problem, names)})
+        write_task_file(tmp, description)
+    return as_json(description)
 
 
 def read_split(folder: str, split: str) -> pa.Table:
@@ -177,6 +181,7 @@ def read_split(folder: str, split: str) -> pa.Table:
 
 
 def read_task_dir(folder: str) -> tuple[dict, dict[str, pa.Table]]:
-    """What prepare_task wrote: the task description and its splits."""
-    task = read_json(str(Path(folder) / TASK_FILE), "task file")
-    return task, {split: read_split(folder, split) for split in task["splits"]}
+    """What prepare_task wrote: the task description (as task.json holds it, refused where it is not of this
+    workflow) and its splits."""
+    task = read_task_file(Path(folder) / TASK_FILE)
+    return as_json(task), {split: read_split(folder, split) for split in task.splits}

@@ -9,20 +9,23 @@ probe's runs (probe.py) the same under `linear_probe`. With `split.folds`, each 
 pooled into one run on every fold's test split (folds.py) before any of this."""
 
 import json
-from dataclasses import asdict
+from dataclasses import fields
 from pathlib import Path
 
 from ..errors import DataError
-from ..files.json_files import read_json, write_json
+from ..files.json_files import read_json
+from ..files.json_views import as_json
 from .chosen_file import ChosenRate, read_chosen
 from .examples import GROUP, LABEL
 from .folds import pooled_runs, reported_table
 from .interval import LEVEL, RESAMPLES, judged, resampled_scores
 from .kinds import BASELINE
 from .metrics import spread
-from .plan import BASE, OWN_MODELS
+from .metrics_file import Bootstrap, Protocol, RateSearch, TaskMetrics, protocol, task_metrics, write_task_metrics
+from .plan import BASE, OWN_MODELS, RANDOM
 from .problems import PROBLEMS
 from .tag_metrics import READING
+from .task_file import read_task_file
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
 
@@ -97,10 +100,10 @@ def _at_chosen_rate(runs: list[dict], chosen: ChosenRate) -> list[dict]:
     return sorted((run for run in runs if run["recipe"]["learning_rate"] == rate), key=lambda run: run["seed"])
 
 
-def _search_settings(models: dict, grid: list[float], metric: str, folds: int | None) -> dict:
+def _search_settings(models: dict, grid: list[float], metric: str, folds: int | None) -> RateSearch:
     """The grid every model searched, the seeds each rate was tried with, and what chose each model's rate."""
-    searched = [entry["search"][0]["runs"] // (folds or 1) for entry in models.values() if entry["kind"] != BASELINE]
-    return {"grid": grid, "search_seeds": max(searched, default=0), "chosen_on": "validation", "metric": metric}
+    searched = [entry.search[0].runs // (folds or 1) for entry in models.values() if entry.kind != BASELINE]
+    return RateSearch(tuple(grid), max(searched, default=0), "validation", metric)
 
 
 def _read_runs(files: list[str], what: str, machines: dict) -> dict[str, list[dict]]:
@@ -129,8 +132,7 @@ def _fine_tuned(run_files: list[str], chosen_files: list[str], task: dict, truth
     for name, runs in _read_runs(run_files, "fine-tuning result", machines).items():
         if name not in chosen:
             raise DataError(f"finetune task {task['task']!r}: no learning-rate choice of {name!r} in {chosen_files}")
-        search = [asdict(tried) for tried in chosen[name].search]
-        rate = chosen[name].learning_rate
+        search, rate = chosen[name].search, chosen[name].learning_rate
         models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"], "learning_rate": rate, "search": search}
         kept = ("best_epoch", "classes_predicted", "no_answer_threshold", "diverged")
         models[name]["runs"], predictions[name] = _reported(_at_chosen_rate(runs, chosen[name]), task, truth, kept)
@@ -157,7 +159,7 @@ def _baselines(baseline_files: list[str], task: dict, truth) -> dict[str, dict]:
     }
 
 
-def _protocol(task: dict, table, models: dict, predictions: dict, baselines: dict) -> dict:
+def _protocol(task: dict, table, models: dict, predictions: dict, baselines: dict) -> Protocol:
     """One protocol's models beside the baselines, each summarised, the comparisons and the pretraining gain (`table`:
     the reported split, as reported_table gives it)."""
     models = {**models}
@@ -170,12 +172,12 @@ def _protocol(task: dict, table, models: dict, predictions: dict, baselines: dic
         entry["summary"] = _summarised(entry["runs"], task)
         entry["one_class_runs"] = _one_class_runs(entry["runs"], task)
     comparisons = _comparisons(task, table, models, predictions)
-    return {
-        "models": models,
-        "comparisons": comparisons,
-        "pretraining_gain": _gain(models, task, comparisons, "random"),
-        "adaptation_gain": _gain(models, task, comparisons, BASE),
-    }
+    return protocol(
+        models=models,
+        comparisons=comparisons,
+        pretraining_gain=_gain(models, task, comparisons, RANDOM),
+        adaptation_gain=_gain(models, task, comparisons, BASE),
+    )
 
 
 def summarize_task(
@@ -186,32 +188,38 @@ def summarize_task(
     baseline_files: list[str],
     out: str,
     chosen_files: list[str] = (),
-) -> dict:
+) -> TaskMetrics:
     """The fine-tuning runs' summary at the top level (with the baselines), the linear probe's in `linear_probe`
     (`baseline_files`: one per fold, in fold order; one without folds; `chosen_files`: each fine-tuned model's
     chosen.json)."""
-    task, machines = read_json(task_file, "task file"), {}
+    task, machines = as_json(read_task_file(task_file)), {}
     table = reported_table(Path(task_file).parent, task)
     truth = table.column(LABEL).to_pylist()
     baselines = _baselines(baseline_files, task, truth)
     tuned = _protocol(task, table, *_fine_tuned(run_files, list(chosen_files), task, truth, machines), baselines)
     probe = _protocol(task, table, *_probed(probe_files, task, truth, machines), baselines) if probe_files else None
     split = task["reported_split"]
-    ours = [section["models"][OURS] for section in (tuned, probe) if section and OURS in section["models"]]
-    summary = {
-        **{key: task[key] for key in ("task", "type", "description", "problem", "labels", "main_metric", "metrics")},
-        "reported_split": split,
-        **({"tag_scheme": task["tag_scheme"], "entities": READING} if task.get("tag_scheme") else {}),
-        "splits": {name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task["splits"].items()},
-        "folds": task["folds"],
-        "seeds": sorted({run["seed"] for run in ours[0]["runs"]} if ours else []),
-        "learning_rates": _search_settings(tuned["models"], grid, task["main_metric"], task["folds"])
-        if run_files
-        else None,
-        **tuned,
-        "machines": list(machines.values()),
-        "bootstrap": {"level": LEVEL, "resamples": RESAMPLES, "groups": task["splits"][split]["groups"]},
-        "linear_probe": probe,
-    }
-    write_json(out, summary)
+    ours = [section.models[OURS] for section in (tuned, probe) if section and OURS in section.models]
+    tagged = task.get("tag_scheme")
+    summary = task_metrics(
+        task=task["task"],
+        type=task["type"],
+        description=task["description"],
+        problem=task["problem"],
+        labels=task["labels"],
+        main_metric=task["main_metric"],
+        metrics=task["metrics"],
+        reported_split=split,
+        tag_scheme=tagged or None,
+        entities=READING if tagged else None,
+        splits={name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task["splits"].items()},
+        folds=task["folds"],
+        seeds=sorted({run["seed"] for run in ours[0].runs} if ours else []),
+        learning_rates=_search_settings(tuned.models, grid, task["main_metric"], task["folds"]) if run_files else None,
+        **{each.name: getattr(tuned, each.name) for each in fields(Protocol)},
+        machines=list(machines.values()),
+        bootstrap=Bootstrap(LEVEL, RESAMPLES, task["splits"][split]["groups"]),
+        linear_probe=probe,
+    )
+    write_task_metrics(out, summary)
     return summary

@@ -10,6 +10,7 @@ from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.atomic import atomic_path
 from ..files.json_files import read_json
+from ..finetune.metrics_file import read_task_metrics
 from ..training.checkpoints import step_ranges
 from ..training.eval_metrics import EvalMetrics, read_eval_metrics
 from ..training.fill_mask_results import FillMaskResults, PromptResult, read_fill_mask_results
@@ -192,13 +193,13 @@ def report_summary(
     training = read_training_metrics(model_dir)
     evaluation = read_eval_metrics(eval_metrics)
     projection = read_json(calibration, "calibration") if calibration and Path(calibration).is_file() else None
-    tasks = [read_json(path, "fine-tuning results file") for path in finetune]
+    tasks = [read_task_metrics(path) for path in finetune]
     sections = {VERDICTS: [row for results in tasks for row in verdict_rows(results)]} if tasks else {}
     sections |= rows(read_manifest(manifest), training, evaluation, projection)
     if probes:
         sections["Fill-mask probes"] = fill_mask_rows(read_fill_mask_results(probes))
     for results in tasks:
-        sections[f"Downstream: {results['task']}"] = task_rows(results)
+        sections[f"Downstream: {results.task}"] = task_rows(results)
     body = "".join(
         f'<tr><th colspan="2">{html.escape(section)}</th></tr>'
         + "".join(

@@ -6,13 +6,14 @@ import re
 import shutil
 
 import pytest
+from finetune_data import metrics_json
 from helpers import EVAL_METRICS, TINY_TRAINING, TRAINING_METRICS, run_script
 from huggingface_hub import DatasetCard, ModelCard
 
 from snakebert.cards.dataset import write_dataset_card
 from snakebert.cards.model import write_model_card
 from snakebert.config_defaults import schema_defaults
-from snakebert.finetune.interval import NONE_SCORED, NOT_SHOWN, too_few_groups
+from snakebert.finetune.interval import NONE_SCORED, too_few_groups
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
 MODEL_CONFIG = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hidden_size": 32,
@@ -20,86 +21,9 @@ MODEL_CONFIG = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hid
                 "max_position_embeddings": 32, "vocab_size": 200}  # fmt: skip
 
 
-def summary(median: float, low: float, high: float) -> dict:
-    return {"median": median, "min": low, "max": high}
-
-
-def task_metrics(name: str, problem: str, metrics: list[str], medians: list[float]) -> dict:
-    """A fine-tuning metrics file of the format summarize_finetune writes (three seeds, every kind of model)."""
-
-    def model(kind: str, scale: float, path: str | None = "results/model") -> dict:
-        seeds = [None] if kind == "baseline" else [1, 2, 3]
-        spread = 0 if kind == "baseline" else 0.02
-        scores = {metric: median * scale for metric, median in zip(metrics, medians, strict=True)}
-        rate = {"learning_rate": {"pretrained": 3e-3, "random_init": 1e-2}.get(kind, 1e-3)} if seeds[0] else {}
-        return {
-            "kind": kind,
-            **({"model": path} if path else {}),
-            **rate,
-            "runs": [{"seed": seed, "validation": scores, "test": scores, "best_epoch": 2.0} for seed in seeds],
-            "summary": {metric: summary(value, value - spread, value + spread) for metric, value in scores.items()},
-        }
-
-    split = {"examples": 40, "groups": 7, "class_counts": None}
-    return {
-        "task": name,
-        "type": "embedded",
-        "description": f"the {name} of a passage of a speech",
-        "problem": problem,
-        "labels": ["Democratic", "Republican"] if problem == "classification" else None,
-        "main_metric": metrics[-1],
-        "metrics": metrics,
-        "reported_split": "test",
-        "splits": {"train": {**split, "examples": 120}, "validation": split, "test": split},
-        "folds": None,
-        "seeds": [1, 2, 3],
-        "learning_rates": {
-            "grid": [1e-3, 3e-3, 1e-2],
-            "search_seeds": 1,
-            "chosen_on": "validation",
-            "metric": metrics[-1],
-        },  # fmt: skip
-        "models": {
-            "pretrained": model("pretrained", 1.0),
-            "random": model("random_init", 0.8),
-            "bert-base": model("reference", 1.1, "bert-base-uncased"),
-            "majority": model("baseline", 0.5, None),
-        },
-        "machines": [{"cpu": "Some CPU", "cpu_capability": "AVX2", "backend": "cpu", "accelerator": None}],
-        "bootstrap": {"level": 0.95, "resamples": 1000, "groups": 5},
-        "comparisons": {
-            "random": {"metric": metrics[-1], "difference": 0.08, "interval": [-0.02, 0.15], "verdict": NOT_SHOWN},
-            "bert-base": {"metric": metrics[-1], "difference": -0.1, "interval": [-0.2, -0.01], "verdict": "no"},
-            "majority": {"metric": metrics[-1], "difference": 0.3, "interval": None, "verdict": NOT_SHOWN},
-        },
-        "pretraining_gain": {
-            "metric": metrics[-1],
-            "median": 0.07,
-            "min": 0.03,
-            "max": 0.1,
-            "runs": 3,
-            "interval": [-0.02, 0.15],
-            "verdict": NOT_SHOWN,
-        },  # fmt: skip
-        "linear_probe": {
-            "models": {"pretrained": model("pretrained", 1.2), "random": model("random_init", 0.9)},
-            "comparisons": {},
-            "pretraining_gain": {
-                "metric": metrics[-1],
-                "median": 0.18,
-                "min": 0.18,
-                "max": 0.18,
-                "runs": 3,
-                "interval": [0.05, 0.3],
-                "verdict": "yes",
-            },  # fmt: skip
-        },
-    }
-
-
 TASKS = [
-    task_metrics("party", "classification", ["accuracy", "macro_f1"], [0.6123456789012345, 0.5876543210987654]),
-    task_metrics("year", "regression", ["pearson", "spearman"], [0.4321, 0.39]),
+    metrics_json("party", "classification", ["accuracy", "macro_f1"], [0.6123456789012345, 0.5876543210987654]),
+    metrics_json("year", "regression", ["pearson", "spearman"], [0.4321, 0.39]),
 ]
 
 
@@ -209,7 +133,7 @@ def test_the_model_card_names_the_architecture_trained(run):
 def test_undefined_scores_and_a_split_too_small_to_judge_are_said_so(run):
     """The majority class's Matthews correlation divides by zero (one class answered); the test split is one example:
     "undefined" and the reason there is no interval, never 0.000 and never a crash."""
-    task = task_metrics("party", "classification", ["accuracy", "matthews"], [0.6, 0.2])
+    task = metrics_json("party", "classification", ["accuracy", "matthews"], [0.6, 0.2])
     task["models"]["majority"]["summary"]["matthews"] = None
     task["splits"]["test"] = {**task["splits"]["test"], "examples": 1, "groups": 1}
     task["bootstrap"]["groups"] = 1

@@ -1,6 +1,7 @@
 """The task metrics against scikit-learn's and scipy's own calls on fixed inputs, the baselines, and the summary's
 median, spread and pretraining gain, and the intervals and verdicts of its comparisons."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 from snakebert.errors import DataError
 from snakebert.finetune.baselines import majority, run_baselines
 from snakebert.finetune.metrics import scores, spread
+from snakebert.finetune.metrics_file import task_metrics
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.summary import summarize_task
 from snakebert.report.downstream import task_rows
@@ -109,11 +111,15 @@ def test_the_baselines_score_the_majority_class_and_tfidf(party, tmp_path):
     assert run_baselines(str(party), str(tmp_path / "again.json")) == found
 
 
+def rows_of(found: dict, description: str) -> dict[str, str]:
+    """The report's rows of the results `found` (their JSON), under another description."""
+    return dict(task_rows(task_metrics(**{**found, "description": description})))
+
+
 def write_runs(folder, predictions: dict[str, list], values: dict[str, list[float]], rate=3e-3, search=True,
                test=None, first_seed=1) -> list[str]:  # fmt: skip
     """Fine-tuning results of each model, one per seed: `values` its scores (on test too, unless `test` gives those),
     `predictions` its test predictions; at `rate`, a run of the learning-rate search or a chosen one."""
-    import json
 
     kinds = {"pretrained": "pretrained", "random": "random_init"}
     paths = []
@@ -156,7 +162,7 @@ def test_the_summary_sets_each_model_beside_the_baselines_with_the_gain_by_seed(
     assert random["difference"] == pytest.approx(0.1)  # the medians' difference, as the table shows them
     assert "predictions" not in (tmp_path / "metrics.json").read_text()  # the runs' files keep them
     assert found["machines"] == [MACHINE, {**MACHINE, "cpu_capability": "AVX2"}]  # each machine once, as they come
-    rows = dict(task_rows({**found, "description": "the party"}))
+    rows = rows_of(found, "the party")
     assert rows["measured on"] == "Some CPU (AVX512); Some CPU (AVX2)"
     assert rows["did pretraining pay? (fine-tuned)"].startswith("yes: pretrained minus random init, macro_f1 +0.100")
     assert found["linear_probe"] is None and "did pretraining pay? (linear probe)" not in rows
@@ -213,7 +219,7 @@ def test_each_model_is_reported_at_the_rate_its_validation_median_chooses_whatev
     for name in ("pretrained", "random"):
         assert found["high"]["models"][name]["learning_rate"] == models[name]["learning_rate"]
     assert found["high"]["models"]["random"]["summary"] != models["random"]["summary"]  # the test scores did change
-    rows = dict(task_rows({**found["low"], "description": "the party"}))
+    rows = rows_of(found["low"], "the party")
     assert rows["learning rate"] == (
         "chosen per model on the median validation macro_f1 over 1 seed from 0.001, 0.003 "
         "(then run with seeds 2 to 3): pretrained 0.003, random 0.001"
@@ -252,7 +258,6 @@ def party_baselines(party, tmp_path_factory) -> str:
 
 def diverge(path: str, at: str = "training loss nan in epoch 2") -> None:
     """Make the run of `path` one that diverged, as a run that did writes it."""
-    import json
 
     run = json.loads(Path(path).read_text())
     scored = dict.fromkeys(run["test"])
@@ -275,7 +280,7 @@ def test_a_diverged_run_is_counted_and_never_scored(party, party_baselines, tmp_
     assert found["models"]["random"]["search"][1] == {"learning_rate": 3e-3, "validation": None, "runs": 1,
                                                       "diverged": 1}  # fmt: skip
     assert found["pretraining_gain"]["runs"] == 2 and found["pretraining_gain"]["verdict"] == "yes"
-    rows = dict(task_rows({**found, "description": "the party"}))
+    rows = rows_of(found, "the party")
     assert rows["pretrained (3 seeds)"].endswith("; 1 of 3 seeds diverged (left out)")
 
 
@@ -315,7 +320,7 @@ def test_a_test_split_of_one_example_gives_no_interval_and_says_why(tmp_path):
     reason = "not shown: 1 test group, fewer than 6 to resample"
     assert [(each["interval"], each["verdict"]) for each in found["comparisons"].values()] == [(None, reason)] * 3
     assert found["pretraining_gain"]["verdict"] == reason and found["pretraining_gain"]["interval"] is None
-    rows = dict(task_rows({**found, "description": "the pairs"}))
+    rows = rows_of(found, "the pairs")
     assert rows["did pretraining pay? (fine-tuned)"] == (
         f"{reason}: pretrained minus random init, macro_f1 -0.400 (-0.400 to -0.400 over 2 seeds, seed by seed); "
         "no interval (1 test group, 1 example)"
@@ -333,21 +338,30 @@ def test_the_majority_baselines_matthews_correlation_is_undefined(party):
 def test_the_downstream_figure_writes_an_undefined_score_in_its_row_and_shows_each_verdicts_interval(tmp_path):
     """Top: each model's score, an undefined one written in its row. Below: each difference a verdict rests on, with
     its interval against 0 and its verdict, fine-tuned and probed; one without an interval says why."""
-    import json
 
     from snakebert.report.downstream_plot import plot_downstream
 
-    models = {"pretrained": {"kind": "pretrained", "summary": {"matthews": {"median": 0.2, "min": 0.1, "max": 0.3}}},
-              "majority": {"kind": "baseline", "summary": {"matthews": None}}}  # fmt: skip
+    spread = {"median": 0.2, "min": 0.1, "max": 0.3, "runs": 3}
+    models = {"pretrained": {"kind": "pretrained", "model": "results/model", "runs": [],
+                             "summary": {"matthews": spread}, "one_class_runs": 0},
+              "majority": {"kind": "baseline", "model": None, "runs": [], "summary": {"matthews": None},
+                           "one_class_runs": 0}}  # fmt: skip
     gain = {"metric": "matthews", "median": 0.05, "min": 0.01, "max": 0.09, "runs": 3, "interval": [0.02, 0.08],
             "verdict": "yes"}  # fmt: skip
     undefined = {"metric": "matthews", "difference": None, "interval": None, "verdict": "not shown: no resample "
                  "scored both models"}  # fmt: skip
     probe_gain = {**gain, "median": -0.01, "interval": [-0.06, 0.04], "verdict": "not shown at this test size"}
-    results = {"task": "party", "main_metric": "matthews", "reported_split": "test", "models": models,
-               "learning_rates": {"grid": [1e-3]}, "bootstrap": {"level": 0.95}, "pretraining_gain": gain,
-               "comparisons": {"random": {**gain, "difference": 0.05}, "majority": undefined},
-               "linear_probe": {"pretraining_gain": probe_gain, "comparisons": {"majority": undefined}}}  # fmt: skip
+    results = {"task": "party", "type": "embedded", "description": "the party", "problem": "classification",
+               "labels": ["D", "R"], "main_metric": "matthews", "metrics": ["matthews"], "reported_split": "test",
+               "splits": {}, "folds": None, "seeds": [1, 2, 3],
+               "learning_rates": {"grid": [1e-3], "search_seeds": 1, "chosen_on": "validation", "metric": "matthews"},
+               "models": models, "comparisons": {"random": {"metric": "matthews", "difference": 0.05,
+                                                            "interval": [0.02, 0.08], "verdict": "yes"},
+                                                 "majority": undefined},
+               "pretraining_gain": gain, "adaptation_gain": None, "machines": [],
+               "bootstrap": {"level": 0.95, "resamples": 1000, "groups": 7},
+               "linear_probe": {"models": models, "pretraining_gain": probe_gain, "adaptation_gain": None,
+                                "comparisons": {"majority": undefined}}}  # fmt: skip
     (tmp_path / "metrics.json").write_text(json.dumps(results))
     plot_downstream([str(tmp_path / "metrics.json")], str(tmp_path / "downstream.svg"))
     drawn = (tmp_path / "downstream.svg").read_text()
@@ -361,7 +375,6 @@ def test_the_downstream_figure_writes_an_undefined_score_in_its_row_and_shows_ea
 
 def write_probes(folder, predictions: dict[str, list], values: dict[str, float], seeds: int = 3) -> list[str]:
     """Linear-probe results of each model, one per seed, every seed scoring `values` and predicting `predictions`."""
-    import json
 
     kinds = {"pretrained": "pretrained", "random": "random_init"}
     paths = []
@@ -397,7 +410,7 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
     }
     assert probe["pretraining_gain"]["verdict"] == "yes" and found["pretraining_gain"]["verdict"] == "no"
     assert probe["models"]["tfidf"] == found["models"]["tfidf"]
-    rows = dict(task_rows({**found, "description": "the party"}))
+    rows = rows_of(found, "the party")
     assert rows["did pretraining pay? (fine-tuned)"].startswith("no: ")
     assert rows["did pretraining pay? (linear probe)"].startswith("yes: pretrained minus random init, macro_f1 +0.500")
     assert rows["probe: pretrained (3 seeds)"] == "0.900, 0.900"  # the seeds agree: no range
@@ -405,7 +418,7 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
     alone = summarized(str(party / "task.json"), [], probes, [3e-3], [str(baselines)], str(tmp_path / "probe.json"))
     assert alone["learning_rates"] is None and alone["pretraining_gain"] is None and alone["seeds"] == [1, 2, 3]
     assert list(alone["models"]) == ["majority", "tfidf"] and alone["linear_probe"] == probe
-    rows = dict(task_rows({**alone, "description": "the party"}))
+    rows = rows_of(alone, "the party")
     assert "did pretraining pay? (fine-tuned)" not in rows and "learning rate" not in rows
     assert rows["did pretraining pay? (linear probe)"].startswith("yes: ")
 
@@ -413,7 +426,6 @@ def test_the_linear_probe_gets_its_own_models_gain_and_verdict_beside_the_same_b
 def test_folds_are_pooled_seed_by_seed_and_resampled_over_every_group(tmp_path):
     """Three folds of the party task: each seed's runs pooled into one run on all 1,448 passages (scored anew, not
     averaged), the baselines pooled the same way, the interval drawn over all 181 speeches; a missing fold refused."""
-    import json
 
     folder = tmp_path / "data"
     task = {"name": "party", "type": "embedded", "task": "sotu-party", "passage_words": 100, "passages_per_speech": 8,
@@ -447,7 +459,7 @@ def test_folds_are_pooled_seed_by_seed_and_resampled_over_every_group(tmp_path):
     correct = sum(fold["test"]["accuracy"] * len(fold["predictions"]) for fold in fitted)
     assert found["models"]["majority"]["runs"][0]["test"]["accuracy"] == pytest.approx(correct / 1448)
     assert found["pretraining_gain"]["verdict"] == "yes"
-    rows = dict(task_rows({**found, "description": "the party"}))
+    rows = rows_of(found, "the party")
     assert (
         rows["splits"].endswith(", 3 folds pooled")
         and "181 test groups, 1,448 examples, 3 folds pooled" in (rows["did pretraining pay? (fine-tuned)"])

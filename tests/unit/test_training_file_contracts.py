@@ -10,7 +10,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
-from helpers import EVAL_METRICS, REPO, TRAINING_METRICS
+from helpers import EVAL_METRICS, TRAINING_METRICS, spelled_elsewhere
 
 from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
@@ -87,23 +87,6 @@ PATHS = {
     eval_metrics: (eval_metrics.EVAL_METRICS,),
     fill_mask_results: (fill_mask_results.FILL_MASK_RESULTS,),
 }
-
-
-def workflow_sources() -> dict[Path, str]:
-    """Every module of the package, every script, the Snakefile and every rule file, with its text."""
-    paths = [*(REPO / "snakebert").rglob("*.py"), *(REPO / "scripts").glob("*.py"), *(REPO / "rules").glob("*.smk")]
-    return {path: path.read_text() for path in [*paths, REPO / "Snakefile"]}
-
-
-def spelled_elsewhere(module, names) -> dict[str, list[str]]:
-    """Each of `names` that a workflow source other than `module` holds as a quoted string, and where."""
-    own = Path(module.__file__).resolve()
-    sources = {path: text for path, text in workflow_sources().items() if path.resolve() != own}
-    found = {
-        name: [str(path.relative_to(REPO)) for path, text in sources.items() if re.search(f"[\"']{name}[\"']", text)]
-        for name in names
-    }
-    return {name: paths for name, paths in found.items() if paths}
 
 
 @pytest.mark.parametrize("name", FILES)

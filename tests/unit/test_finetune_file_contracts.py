@@ -1,0 +1,144 @@
+"""The files between fine-tuning jobs keep their contract: each has one module (its path pattern, its dataclasses,
+its writer and its reader), no other module of the workflow spells one of its keys (CONTRACTS: task.json's keys are
+still read key by key by the jobs, so it is not there yet), and its reader refuses an older or foreign file, naming
+the file and the field."""
+
+import json
+import re
+from dataclasses import fields
+
+import pytest
+from finetune_data import metrics_json
+from helpers import spelled_elsewhere
+
+from snakebert.errors import DataError
+from snakebert.files.json_views import as_json
+from snakebert.finetune import metrics_file, task_file
+from snakebert.finetune.metrics_file import METRICS_FILE, TaskMetrics, read_task_metrics, write_task_metrics
+from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE, TaskFile, read_task_file, write_task_file
+
+# Per file: its module, its top-level view, and the keys a grep cannot hold to it, each with the reason.
+TASK_JSON_KEYS = "also a key of task.json, which the fine-tuning jobs still read key by key"
+CONTRACTS = {
+    "metrics.json": (
+        metrics_file,
+        TaskMetrics,
+        {
+            "task": "a generic word: a config section's key, a run file's key, a report row",
+            "type": "a generic word: every config entry's type",
+            "description": TASK_JSON_KEYS,
+            "problem": TASK_JSON_KEYS,
+            "labels": "a generic word: the batches' labels (transformers' key)",
+            "metrics": "a generic word: the task config's metrics",
+            "splits": "a generic word: the prepared task's splits, a report row",
+            "folds": "a generic word: the config's split.folds",
+            "seeds": "a generic word: the config's finetune.seeds",
+            "main_metric": TASK_JSON_KEYS,
+            "reported_split": TASK_JSON_KEYS,
+            "tag_scheme": TASK_JSON_KEYS,
+            "linear_probe": "also the config's finetune.linear_probe and the probe jobs' protocol",
+        },
+    ),
+}
+
+# Modules that still spell a file's path, each with the reason.
+PATH_SKIPPED = {
+    "snakebert/data/task_source.py": "a task source's input folder (task_data): the data layer cannot import finetune/",
+}
+
+
+@pytest.mark.parametrize("name", CONTRACTS)
+def test_no_module_but_the_files_own_spells_one_of_its_keys(name):
+    module, view, skipped = CONTRACTS[name]
+    keys = [each.name for each in fields(view)]
+    assert set(skipped) <= set(keys), "a skipped key the file no longer holds"
+    checked = [key for key in keys if key not in skipped]
+    assert len(checked) >= 5, checked  # the test still means something
+    assert spelled_elsewhere(module, checked) == {}
+
+
+@pytest.mark.parametrize(
+    ("module", "paths"),
+    [(metrics_file, [METRICS_FILE]), (task_file, [TASK_DATA, FOLD_DATA, TASK_FILE])],
+    ids=["metrics.json", "task.json"],
+)
+def test_no_other_module_spells_the_files_path(module, paths):
+    found = spelled_elsewhere(module, [re.escape(path) for path in paths])
+    assert {path: sorted(set(where) - set(PATH_SKIPPED)) for path, where in found.items()} == dict.fromkeys(found, [])
+
+
+@pytest.fixture
+def results(tmp_path):
+    """A task's results written as summarize_finetune writes them."""
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps(metrics_json("party", "classification", ["accuracy", "macro_f1"], [0.6, 0.58])))
+    return path
+
+
+def test_the_results_read_back_whole_and_are_written_again_in_the_files_order(results, tmp_path):
+    found = read_task_metrics(str(results))
+    assert as_json(found) == json.loads(results.read_text())
+    assert found.models["random"].summary["macro_f1"].median == pytest.approx(0.58 * 0.8)
+    write_task_metrics(str(tmp_path / "again.json"), found)
+    again = (tmp_path / "again.json").read_text()
+    assert list(json.loads(again)) == [
+        each.name for each in fields(TaskMetrics) if each.name not in ("tag_scheme", "entities")
+    ]
+    assert read_task_metrics(str(tmp_path / "again.json")) == found
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        (lambda value: value.pop("adaptation_gain"), r"KeyError\('adaptation_gain'\)"),  # an older summary's
+        (lambda value: value["bootstrap"].update(resamples=1000.0), r"its 'resamples' is 1000.0, not an integer"),
+        (lambda value: value.update(learning_rates=[1e-3]), r"its 'learning_rates' is \[0.001\], not an object"),
+        (lambda value: value["models"]["random"].pop("summary"), r"KeyError\('summary'\)"),
+    ],
+)
+def test_an_older_or_edited_results_file_is_refused_naming_the_file_and_the_field(results, edit, named):
+    value = json.loads(results.read_text())
+    edit(value)
+    results.write_text(json.dumps(value))
+    with pytest.raises(DataError, match=rf"{re.escape(str(results))}: not a fine-tuning metrics file of this workflow "
+                                        rf"\(.*{named}"):  # fmt: skip
+        read_task_metrics(str(results))
+
+
+def test_a_foreign_file_is_refused_naming_the_first_field_it_lacks(tmp_path):
+    evaluation = tmp_path / "metrics.json"  # the held-out MLM evaluation's, of the same name
+    evaluation.write_text(json.dumps({"mlm_loss": 4.9, "perplexity": 135.9}))
+    with pytest.raises(DataError, match=r"not a fine-tuning metrics file of this workflow \(KeyError\('task'\)\)"):
+        read_task_metrics(str(evaluation))
+
+
+TASK = {"task": "party", "type": "embedded", "description": "the party of a passage of a speech",
+        "problem": "classification", "labels": ["Democratic", "Republican"], "metrics": ["accuracy", "macro_f1"],
+        "main_metric": "accuracy", "text_pair": False, "tag_scheme": None, "allow_unanswerable": None,
+        "reported_split": "test", "carved": ["test", "validation"], "folds": None, "fold": None,
+        "splits": {"train": {"examples": 120, "groups": 7, "sha256": "0" * 64}}}  # fmt: skip
+
+
+def test_a_task_description_reads_back_whole_and_is_written_again_byte_for_byte(tmp_path):
+    (tmp_path / TASK_FILE).write_text(json.dumps(TASK, indent=1) + "\n")
+    found = read_task_file(tmp_path / TASK_FILE)
+    assert found.labels == ("Democratic", "Republican") and found.splits["train"]["examples"] == 120
+    (tmp_path / "again").mkdir()
+    write_task_file(tmp_path / "again", found)
+    assert (tmp_path / "again" / TASK_FILE).read_bytes() == (tmp_path / TASK_FILE).read_bytes()
+    assert list(as_json(found)) == [each.name for each in fields(TaskFile)]
+
+
+@pytest.mark.parametrize(
+    ("edited", "named"),
+    [
+        (lambda task: {key: value for key, value in task.items() if key != "carved"}, r"KeyError\('carved'\)"),
+        (lambda task: {**task, "folds": 3.0}, r"its 'folds' is 3.0, not an integer"),
+        (lambda task: {"mlm_loss": 4.9}, r"KeyError\('task'\)"),  # another file
+    ],
+)
+def test_an_older_edited_or_foreign_task_description_is_refused_naming_the_file_and_the_field(tmp_path, edited, named):
+    path = tmp_path / TASK_FILE
+    path.write_text(json.dumps(edited(TASK)))
+    with pytest.raises(DataError, match=rf"{re.escape(str(path))}: not a task file of this workflow \(.*{named}"):
+        read_task_file(path)
