@@ -344,7 +344,7 @@ def finetune_runs(wildcards):
     ]
 
 
-def probe_runs(wildcards):
+def linear_probe_runs(wildcards):
     """Every linear-probe result of the task: each model, each fold, each seed."""
     if "linear_probe" not in config["finetune"]["protocols"]:
         return []
@@ -352,20 +352,20 @@ def probe_runs(wildcards):
         path
         for model in FINETUNE_MODELS
         for fold in finetune_plan.fold_segments(TASKS[wildcards.task])
-        for path in finetune_plan.probe_runs(wildcards.task, config["finetune"], model, fold)
+        for path in finetune_plan.linear_probe_runs(wildcards.task, config["finetune"], model, fold)
     ]
 
 
-def probe_outputs(wildcards):
+def linear_probe_outputs(wildcards):
     """A linear-probe job's results, seed by seed, as the rule declares them."""
-    return finetune_plan.probe_runs(wildcards.task, config["finetune"], wildcards.model, wildcards.fold)
+    return finetune_plan.linear_probe_runs(wildcards.task, config["finetune"], wildcards.model, wildcards.fold)
 
 
 def baseline_results(wildcards):
     return finetune_plan.baseline_results(TASKS[wildcards.task])
 
 
-def probe_max_length(wildcards):
+def linear_probe_max_length(wildcards):
     return task_recipe(wildcards)["max_length"]
 
 

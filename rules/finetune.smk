@@ -86,7 +86,7 @@ rule linear_probe:
         data=TASK_DATA,
         model=finetune_model_inputs,
     output:
-        finetune_plan.probe_runs("{task}", config["finetune"], "{model}", "{fold}"),
+        finetune_plan.linear_probe_runs("{task}", config["finetune"], "{model}", "{fold}"),
     log:
         "logs/finetune/{task}/{model}/{fold}linear_probe.log",
     benchmark:
@@ -100,9 +100,9 @@ rule linear_probe:
         data=FOLD_DATA,
         kind=finetune_model_kind,
         source=finetune_model_source,
-        max_length=probe_max_length,
+        max_length=linear_probe_max_length,
         batch_size=config["finetune"]["eval_batch_size"],
-        arguments=arguments_file({"--out": probe_outputs}),
+        arguments=arguments_file({"--out": linear_probe_outputs}),
     shell:
         "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"
         " --model {params.source:q} --max-length {params.max_length} --batch-size {params.batch_size}"
@@ -131,7 +131,7 @@ rule summarize_finetune:
         data=TASK_DATA,
         runs=finetune_runs,
         chosen=finetune_chosen_rates,
-        probes=probe_runs,
+        linear_probes=linear_probe_runs,
         baselines=baseline_results,
     output:
         METRICS_FILE,
@@ -150,7 +150,7 @@ rule summarize_finetune:
                 "--learning-rates": learning_rates_json,
                 "--runs": "runs",
                 "--chosen": "chosen",
-                "--probes": "probes",
+                "--linear-probes": "linear_probes",
             }
         ),
     shell:

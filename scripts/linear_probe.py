@@ -26,7 +26,7 @@ def main() -> None:
     args = parse_arguments(parser)
     import torch
 
-    from snakebert.finetune.probe import probe_model
+    from snakebert.finetune.linear_probe import probe_model
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -21,11 +21,11 @@ def main() -> None:
     parser.add_argument("--learning-rates", required=True, help="the task's learning-rate grid, as JSON")
     parser.add_argument("--out", required=True)
     parser.add_argument("--runs", nargs="*", default=[], help="the fine-tuning results")
-    parser.add_argument("--probes", nargs="*", default=[], help="the linear-probe results")
+    parser.add_argument("--linear-probes", nargs="*", default=[], help="the linear-probe results")
     parser.add_argument("--chosen", nargs="*", default=[], help="each fine-tuned model's learning-rate choice")
     args = parse_arguments(parser)
     grid = json.loads(args.learning_rates)
-    summary = summarize_task(args.task, args.runs, args.probes, grid, args.baselines, args.out, args.chosen)
+    summary = summarize_task(args.task, args.runs, args.linear_probes, grid, args.baselines, args.out, args.chosen)
     print(json.dumps(as_json(summary.pretraining_gain)))
 
 

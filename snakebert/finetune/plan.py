@@ -131,7 +131,7 @@ def task_job_count(task: dict, finetune: dict, model_count: int) -> int:
     return 2 + folds + model_count * (runs + probes)
 
 
-def probe_runs(task: str, finetune: dict, model: str, fold: str) -> list[str]:
+def linear_probe_runs(task: str, finetune: dict, model: str, fold: str) -> list[str]:
     """A model's linear-probe results on one fold (its path segment), seed by seed (one job writes them all)."""
     return [f"results/finetune/{task}/probe/{model}/{fold}seed-{seed}.json" for seed in range(1, finetune["seeds"] + 1)]
 

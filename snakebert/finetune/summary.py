@@ -5,7 +5,7 @@ model: its main score minus theirs, with a 95% interval from a paired bootstrap 
 (`adaptation_gain`, of a run continued from a base, the comparison with the base as it is),
 with the difference seed by seed (both start from the same seed's classifier head and data order). The fine-tuned
 runs, each model at the rate its search chose on validation (its chosen.json), are the top level; the linear
-probe's runs (probe.py) the same under `linear_probe`. With `split.folds`, each seed's runs over the folds are
+probe's runs (linear_probe.py) the same under `linear_probe`. With `split.folds`, each seed's runs over the folds are
 pooled into one run on every fold's test split (folds.py) before any of this."""
 
 import json

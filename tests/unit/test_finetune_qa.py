@@ -18,8 +18,8 @@ from snakebert.finetune.embedded import BLANK
 from snakebert.finetune.folds import pooled_runs
 from snakebert.finetune.frozen_states import STRENGTHS
 from snakebert.finetune.job import FinetuneJob
+from snakebert.finetune.linear_probe import probe_model
 from snakebert.finetune.prepare import prepare_task, read_task_dir
-from snakebert.finetune.probe import probe_model
 from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.qa_windows import QAWindows
 from snakebert.finetune.span_probe import NEGATIVES, train_positions

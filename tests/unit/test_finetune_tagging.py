@@ -21,8 +21,8 @@ from snakebert.finetune.baselines import majority, run_baselines, word_tags
 from snakebert.finetune.frozen_states import STRENGTHS
 from snakebert.finetune.interval import MIN_GROUPS, NOT_SHOWN
 from snakebert.finetune.job import FinetuneJob
+from snakebert.finetune.linear_probe import probe_model
 from snakebert.finetune.prepare import prepare_task, read_task_dir
-from snakebert.finetune.probe import probe_model
 from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.tag_metrics import TAG_METRICS
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer

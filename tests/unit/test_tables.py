@@ -14,9 +14,9 @@ from snakebert.errors import DataError
 from snakebert.finetune.baselines import BASELINES
 from snakebert.finetune.embedded import EMBEDDED_TASKS
 from snakebert.finetune.hub_task import PRESETS
+from snakebert.finetune.linear_probe import PROBES
 from snakebert.finetune.metrics import METRICS
 from snakebert.finetune.plan import BASELINE_NAMES
-from snakebert.finetune.probe import PROBES
 from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.tasks import TASK_TYPES
 from snakebert.hub import UPLOADS, upload_plan

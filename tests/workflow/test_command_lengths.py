@@ -98,7 +98,7 @@ def test_each_job_reads_its_whole_lists_from_its_file(plans):
     assert len(shards) == len(listed(manifest, workdir, "--block-stats")) == jobs["ingest_shard"]
     summaries = commands["summarize_finetune"]
     assert sum(len(listed(summary, workdir, "--runs")) for summary in summaries) == jobs["finetune"]
-    assert sum(len(listed(summary, workdir, "--probes")) for summary in summaries) == 6 * jobs["linear_probe"]
+    assert sum(len(listed(summary, workdir, "--linear-probes")) for summary in summaries) == 6 * jobs["linear_probe"]
     assert sum(len(listed(summary, workdir, "--chosen")) for summary in summaries) == jobs["choose_rate"] == 3 * 2
     searched = {len(listed(command, workdir, "--search")) for command in commands["choose_rate"]}
     assert searched == {10 * 3}  # every rate with seed 1, on each fold

@@ -14,8 +14,8 @@ from helpers import save_tiny_model
 from snakebert.errors import DataError
 from snakebert.finetune.encoded import EncodedSplit
 from snakebert.finetune.frozen_states import STRENGTHS
+from snakebert.finetune.linear_probe import encoder, features, probe_model
 from snakebert.finetune.prepare import prepare_task, read_task_dir
-from snakebert.finetune.probe import encoder, features, probe_model
 from snakebert.finetune.train import load_tokenizer
 
 
