@@ -161,7 +161,7 @@ def held_out(path: str, args, tokenizer, train, validation, seed: int, workdir: 
     save_masked_lm(trainer, tokenizer, folder)
     evaluation = config_section("evaluate")
     masking = {"mlm_probability": settings["mlm_probability"], "max_predictions": settings["max_predictions"]}
-    metrics = evaluate(str(folder), args.manifest, evaluation, masking)
+    metrics = evaluate(str(folder), args.manifest, {**evaluation, **masking})
     losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
     return {
         "held_out_loss": metrics.mlm_loss,

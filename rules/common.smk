@@ -172,7 +172,7 @@ def fill_mask_targets():
     return [FILL_MASK_RESULTS] if config["evaluate"]["probes"] else []
 
 
-def masking_json(wildcards):
+def evaluate_masking_json(wildcards):
     """The masking of every MLM evaluation (`evaluate`), whatever training's phases and mask rate."""
     return json.dumps(evaluation_masking(config["evaluate"]))
 
@@ -214,7 +214,7 @@ def training_command(*options):
         [
             "{params.plan.launch} {params.script} --backend {params.plan.backend} --world-size {params.plan.ranks}"
             " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model:q}"
-            " --pretrain {params.pretrain:q} --masking {params.masking:q} --checkpoints {params.checkpoints}"
+            " --pretrain {params.pretrain:q} --evaluate {params.evaluate:q} --checkpoints {params.checkpoints}"
             " --gaudi-config {input.gaudi_config:q} --tracking {input.tracking} --threads {threads} --out {output}",
             *options,
             "> {log} 2>&1",
@@ -245,7 +245,7 @@ def training_params(name, checkpoints):
         "code": code(name),
         "model": config_json("model"),
         "pretrain": config_json("pretrain"),
-        "masking": masking_json,
+        "evaluate": evaluate_masking_json,
         "checkpoints": checkpoints,
     }
 

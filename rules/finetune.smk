@@ -54,7 +54,7 @@ rule finetune:
         gaudi_config=GAUDI_CONFIG,
     shell:
         "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"
-        " --model {params.source:q} --seed {wildcards.seed} {params.rate} --arguments-file {params.arguments}"
+        " --source {params.source:q} --seed {wildcards.seed} {params.rate} --arguments-file {params.arguments}"
         " --eval-batch-size {params.eval_batch_size} --backend {params.backend} --checkpoints {params.checkpoints}"
         " --gaudi-config {params.gaudi_config:q} --tracking {input.tracking}"
         " --tracking-dir logs/tracking/finetune/{wildcards.task}/{wildcards.model}/{wildcards.rate}/{wildcards.fold}seed-{wildcards.seed}"
@@ -105,7 +105,7 @@ rule linear_probe:
         arguments=arguments_file({"--out": linear_probe_outputs}),
     shell:
         "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"
-        " --model {params.source:q} --max-length {params.max_length} --batch-size {params.batch_size}"
+        " --source {params.source:q} --max-length {params.max_length} --batch-size {params.batch_size}"
         " --threads {threads} --arguments-file {params.arguments} > {log} 2>&1"
 
 

@@ -33,10 +33,9 @@ rule evaluate:
         script=script("evaluate.py"),
         code=code("evaluate.py"),
         evaluate=evaluation_json,
-        masking=masking_json,
     shell:
         "python {params.script} --model {input.model} --manifest {input.manifest} --evaluate {params.evaluate:q}"
-        " --masking {params.masking:q} --threads {threads} --out {output} > {log} 2>&1"
+        " --threads {threads} --out {output} > {log} 2>&1"
 
 
 rule fill_mask_probes:

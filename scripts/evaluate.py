@@ -18,11 +18,10 @@ def main() -> None:
     parser.add_argument("--model", required=True)
     parser.add_argument("--manifest", required=True)
     parser.add_argument("--evaluate", required=True, help="the `evaluate` config (without its probes), as JSON")
-    parser.add_argument("--masking", required=True, help="the masking of every MLM evaluation, as JSON")
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for torch (0: torch's default)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    metrics = evaluate(args.model, args.manifest, json.loads(args.evaluate), json.loads(args.masking), args.threads)
+    metrics = evaluate(args.model, args.manifest, json.loads(args.evaluate), args.threads)
     write_eval_metrics(args.out, metrics)
     print(json.dumps(as_json(metrics)))
 

@@ -18,7 +18,7 @@ def main() -> None:
     parser.add_argument("--task", required=True, help="prepare_task's folder")
     parser.add_argument("--name", required=True)
     parser.add_argument("--kind", choices=JOB_KINDS, required=True)
-    parser.add_argument("--model", required=True, help="a model folder or a Hub id")
+    parser.add_argument("--source", required=True, help="the model to probe: a folder or a Hub id")
     parser.add_argument("--max-length", type=int, required=True)
     parser.add_argument("--batch-size", type=int, required=True)
     parser.add_argument("--threads", type=int, default=0)
@@ -30,7 +30,7 @@ def main() -> None:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    found = probe_model(args.task, args.name, args.kind, args.model, args.max_length, args.batch_size, args.out)
+    found = probe_model(args.task, args.name, args.kind, args.source, args.max_length, args.batch_size, args.out)
     print(json.dumps({split: found[split] for split in ("validation", "test") if split in found}))
 
 

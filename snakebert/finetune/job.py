@@ -19,7 +19,7 @@ class FinetuneJob:
     task_dir: str  # prepare_task's folder
     name: str  # the model's name in the results: pretrained, random or a `finetune.compare` name
     kind: str  # one of kinds.JOB_KINDS
-    model: str  # a model folder or a Hub id (random_init: the folder whose architecture and tokenizer are used)
+    source: str  # a model folder or a Hub id (random_init: the folder whose architecture and tokenizer are used)
     seed: int
     recipe: dict  # `finetune.recipe` with the task's own `recipe` over it: its learning_rate may be a grid
     rate: float  # the run's learning rate
@@ -39,7 +39,7 @@ ARGUMENTS = {
     "--task": {"required": True, "help": "prepare_task's folder"},
     "--name": {"required": True},
     "--kind": {"choices": JOB_KINDS, "required": True},
-    "--model": {"required": True, "help": "a model folder or a Hub id"},
+    "--source": {"required": True, "help": "the model to start from: a folder or a Hub id"},
     "--seed": {"type": int, "required": True},
     "--recipe": {"required": True, "help": "the fine-tuning recipe, as JSON"},
     "--rate": {"type": float, "help": "a run of the search: its learning rate, one of the recipe's grid"},
@@ -73,7 +73,7 @@ def job_from(args) -> FinetuneJob:
         task_dir=args.task,
         name=args.name,
         kind=args.kind,
-        model=args.model,
+        source=args.source,
         seed=args.seed,
         recipe=json.loads(args.recipe),
         rate=rate,

@@ -75,8 +75,8 @@ def load_model(job: FinetuneJob, task: dict):
     head, shape = getattr(transformers, problem.head), problem.head_config(task["labels"])
     set_seed(job.seed)
     if job.kind == RANDOM_INIT:
-        return head.from_config(AutoConfig.from_pretrained(job.model, **shape))
-    return load_named(lambda name: head.from_pretrained(name, **shape), job.model, f"finetune model {job.name!r}")
+        return head.from_config(AutoConfig.from_pretrained(job.source, **shape))
+    return load_named(lambda name: head.from_pretrained(name, **shape), job.source, f"finetune model {job.name!r}")
 
 
 def stacked(outputs) -> np.ndarray:
@@ -131,7 +131,7 @@ def checked_rate(job: FinetuneJob) -> float:
 
 def model_digest(job: FinetuneJob) -> str:
     """What the starting point is: its folder's weights and config, or the Hub id as named."""
-    folder = Path(job.model)
+    folder = Path(job.source)
     return files_digest(sorted(path for path in folder.glob("*") if path.suffix in (".safetensors", ".bin", ".json")))
 
 
@@ -140,8 +140,8 @@ def fingerprint_inputs(job: FinetuneJob, task: dict) -> dict:
         "task": {split: counts["sha256"] for split, counts in task["splits"].items()},
         "metrics": task["metrics"],
         "kind": job.kind,
-        "model": job.model,
-        "weights": model_digest(job) if Path(job.model).is_dir() else None,
+        "model": job.source,
+        "weights": model_digest(job) if Path(job.source).is_dir() else None,
         "seed": job.seed,
         "recipe": job.recipe,
         "backend": job.backend,
@@ -225,7 +225,7 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         torch.set_num_threads(job.threads)
     task, tables = read_task_dir(job.task_dir)
     job = dataclasses.replace(job, recipe={**job.recipe, "learning_rate": checked_rate(job)})
-    tokenizer = load_tokenizer(job.model, job.name, PROBLEMS[task["problem"]].tokenizer_options)
+    tokenizer = load_tokenizer(job.source, job.name, PROBLEMS[task["problem"]].tokenizer_options)
     length, problem = job.recipe["max_length"], PROBLEMS[task["problem"]]
     splits = {}
     for split, table in tables.items():
@@ -235,8 +235,8 @@ def finetune(job: FinetuneJob, out: str) -> dict:
     positions = usable_positions(model.config.to_dict())
     if length > positions:
         raise DataError(
-            f"finetune model {job.name!r} ({job.model}): its inputs hold at most {positions} positions, fewer than the "
-            f"recipe max_length {length} of task {task['task']!r}; lower the task's max_length"
+            f"finetune model {job.name!r} ({job.source}): its inputs hold at most {positions} positions, fewer than "
+            f"the recipe max_length {length} of task {task['task']!r}; lower the task's max_length"
         )
     inputs = fingerprint_inputs(job, task)
     own = Path(job.checkpoints)
@@ -315,7 +315,7 @@ def train_and_score(
         "task": task["task"],
         "model": job.name,
         "kind": job.kind,
-        "source": job.model,
+        "source": job.source,
         "seed": job.seed,
         "fold": task["fold"],
         "recipe": job.recipe,

@@ -23,16 +23,16 @@ from .model import load_masked_lm, masked_logits
 
 
 @torch.no_grad()
-def evaluate(model_dir: str, manifest: str, settings: dict, masking: dict, threads: int = 0) -> EvalMetrics:
-    """`masking`: the evaluation's `mlm_probability` and `max_predictions`; `threads`: torch's CPU threads (0: its
-    default)."""
+def evaluate(model_dir: str, manifest: str, settings: dict, threads: int = 0) -> EvalMetrics:
+    """`settings`: the `evaluate` config (its seed, batch size, block limit and masking: `mlm_probability` and
+    `max_predictions`); `threads`: torch's CPU threads (0: its default)."""
     if threads:
         torch.set_num_threads(threads)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = load_masked_lm(model_dir).to(device).eval()
     blocks = BlockDataset(read_manifest(manifest), Path(manifest).parent, "validation", limit=settings["max_blocks"])
-    k = predictions_per_block(blocks.block_size, masking["mlm_probability"], masking["max_predictions"])
+    k = predictions_per_block(blocks.block_size, settings["mlm_probability"], settings["max_predictions"])
     collator = BlockCollator(tokenizer, k, settings["seed"])
     loss_sum, correct, asked = 0.0, 0, 0
     label_counts = torch.zeros(len(tokenizer), dtype=torch.long)

@@ -20,14 +20,15 @@ class TrainingJob:
     manifest: str
     tokenizer: str
     model: dict  # the `model` config
-    settings: dict  # the `pretrain` config
+    pretrain: dict  # the `pretrain` config
     backend: str  # a concrete backend, resolved by the workflow
     checkpoints: str  # outside the rule's outputs
     world_size: int | None = None  # the ranks the workflow launches (None: whatever the launcher started)
     threads: int = 0  # torch's CPU threads (0: its default)
     gaudi_config: str = str(GAUDI_CONFIG)
     on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
-    evaluation: dict = field(default_factory=lambda: evaluation_masking(schema_defaults("evaluate")))
+    # the `evaluate` config's masking (evaluation_masking): all of it that shapes the evaluations during training
+    evaluate: dict = field(default_factory=lambda: evaluation_masking(schema_defaults("evaluate")))
     trackers: tuple[str, ...] = ()  # the trackers of `tracking` that the job reports to
     tracking: dict = field(default_factory=no_tracking)  # the `tracking` config
     tracking_dir: str | None = None  # the folder of the run's histories (None: none kept, as calibrate's bursts)
@@ -39,9 +40,10 @@ ARGUMENTS = {
     "--tokenizer": {"required": True},
     "--model": {"required": True, "help": "the `model` config, as JSON"},
     "--pretrain": {"required": True, "help": "the `pretrain` config, as JSON"},
-    "--masking": {
+    "--evaluate": {
         "default": json.dumps(evaluation_masking(schema_defaults("evaluate"))),
-        "help": "the masking of evaluations during training, as JSON (default: the `evaluate` config's default)",
+        "help": "the `evaluate` config's masking, as JSON: that of the evaluations during training (default: the "
+        "config's default)",
     },
     "--backend": {"choices": list(BACKENDS), "required": True, "help": "resolved by the workflow"},
     "--checkpoints": {"required": True, "help": "checkpoint folder, outside the rule's outputs"},
@@ -63,13 +65,13 @@ def job_from(args) -> TrainingJob:
         manifest=args.manifest,
         tokenizer=args.tokenizer,
         model=json.loads(args.model),
-        settings=json.loads(args.pretrain),
+        pretrain=json.loads(args.pretrain),
         backend=args.backend,
         checkpoints=args.checkpoints,
         world_size=args.world_size,
         threads=args.threads,
         gaudi_config=args.gaudi_config,
-        evaluation=json.loads(args.masking),
+        evaluate=json.loads(args.evaluate),
         **tracking_fields(args),
     )
 

@@ -147,7 +147,7 @@ class Run:
 def prepare_run(job: TrainingJob) -> Run:
     """Check the data, the phases, the launch and the checkpoints before the first step; the manifest is read here,
     once, for the pre-flight, the fingerprint and every phase's blocks."""
-    settings, backend = job.settings, job.backend
+    settings, backend = job.pretrain, job.backend
     disable_progress_bar()  # the log holds one line per logging step (progress.py), not progress bars
     if job.threads:
         torch.set_num_threads(job.threads)
@@ -175,8 +175,8 @@ def prepare_run(job: TrainingJob) -> Run:
             f"evaluating in batches of {len(validation)}: only {len(validation)} validation blocks (last batches drop)"
         )
         settings["per_device_eval_batch_size"] = max(len(validation), 1)
-    evaluation = job.evaluation
-    k = predictions_per_block(validation.block_size, evaluation["mlm_probability"], evaluation["max_predictions"])
+    masking = job.evaluate
+    k = predictions_per_block(validation.block_size, masking["mlm_probability"], masking["max_predictions"])
     eval_collator = BlockCollator(tokenizer, k, settings["seed"])
     folder = run_directory(job.checkpoints, inputs)
     place = f"rank {rank(backend)} of {processes}"

@@ -330,7 +330,7 @@ PHASED = {
 
 
 def test_both_phases_train_through_gaudi_trainer_with_a_shape_each_and_resume_bit_identically(tiny_data, tmp_path):
-    job = dataclasses.replace(hpu_job(tiny_data, tmp_path), settings=PHASED)
+    job = dataclasses.replace(hpu_job(tiny_data, tmp_path), pretrain=PHASED)
     metrics, built = spied_pretrain(job, tmp_path)
     assert len(built) == 2 and all(isinstance(trainer, GaudiTrainer) for trainer in built)
     assert [phase["block_size"] for phase in metrics["phases"]] == [8, 16] and metrics["steps"] == 4

@@ -13,8 +13,7 @@ from snakebert.errors import DataError
 from snakebert.files.arrow_streams import read_table, stream_writer
 from snakebert.training.evaluate import evaluate
 
-EVALUATION = {"seed": 1234, "batch_size": 8, "max_blocks": 64}
-MASKING = {"mlm_probability": 0.15, "max_predictions": None}
+EVALUATION = {"seed": 1234, "batch_size": 8, "max_blocks": 64, "mlm_probability": 0.15, "max_predictions": None}
 
 
 def test_validation_blocks_of_unknown_tokens_alone_are_named_not_the_validation_fraction(tiny_data, tmp_path):
@@ -29,5 +28,5 @@ def test_validation_blocks_of_unknown_tokens_alone_are_named_not_the_validation_
     model = save_tiny_model(tiny_data.tokenizer, tmp_path / "model")
     with pytest.raises(DataError, match=r"its 4 validation blocks hold no token that masking may predict: every "
                        r"token is a special one \(.*\[UNK\].*\), so the tokenizer reads none") as refused:  # fmt: skip
-        evaluate(model, str(results / "dataset/manifest.json"), EVALUATION, MASKING)
+        evaluate(model, str(results / "dataset/manifest.json"), EVALUATION)
     assert "validation_fraction" not in str(refused.value)

@@ -58,7 +58,7 @@ def prepared(tiny_data, tmp_path_factory):
 
 def job(prepared, tmp_path, kind="pretrained", model=None, **overrides) -> FinetuneJob:
     root, own, task = prepared
-    settings = {"task_dir": str(task), "name": kind, "kind": kind, "model": model or own, "seed": 1,
+    settings = {"task_dir": str(task), "name": kind, "kind": kind, "source": model or own, "seed": 1,
                 "recipe": RECIPE, "rate": 5e-3, "searching": True, "eval_batch_size": 8, "backend": "cpu",
                 "checkpoints": str(tmp_path / "checkpoints"), **overrides}  # fmt: skip
     return FinetuneJob(**settings)
@@ -392,7 +392,7 @@ def test_a_full_disk_under_the_checkpoints_is_named_with_what_is_free(prepared, 
 def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, tmp_path):
     """scripts/finetune.py, offline from the start (no retries): exit 1, what was tried, no output."""
     out = tmp_path / "o.json"
-    arguments = ["--task", str(prepared[2]), "--name", "other", "--kind", "reference", "--model", "someone/bert",
+    arguments = ["--task", str(prepared[2]), "--name", "other", "--kind", "reference", "--source", "someone/bert",
                  "--seed", "1", "--recipe", json.dumps(RECIPE), "--rate", "0.005", "--eval-batch-size", "8",
                  "--backend", "cpu", "--checkpoints", str(tmp_path / "checkpoints"), "--out", str(out)]  # fmt: skip
     done = subprocess.run([sys.executable, str(REPO / "scripts/finetune.py"), *arguments], cwd=tmp_path,

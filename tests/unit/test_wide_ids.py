@@ -25,8 +25,7 @@ from snakebert.training.preflight import verify_blocks
 
 SHIFT = 70_000  # every learned token's id moved past uint16's range
 SPECIALS = 5  # [PAD] [UNK] [CLS] [SEP] [MASK] keep their ids
-EVALUATION = {"max_blocks": 4, "batch_size": 2, "seed": 5}
-MASKING = {"mlm_probability": 0.15, "max_predictions": None}
+EVALUATION = {"max_blocks": 4, "batch_size": 2, "seed": 5, "mlm_probability": 0.15, "max_predictions": None}
 
 
 def widen(folder: Path) -> None:
@@ -82,7 +81,7 @@ def test_training_and_evaluation_read_uint32_blocks(wide, tmp_path):
                         intermediate_size=16, max_position_embeddings=16)  # fmt: skip
     BertForMaskedLM(config).save_pretrained(tmp_path / "model")
     tokenizer.save_pretrained(tmp_path / "model")
-    found = evaluate(str(tmp_path / "model"), str(wide.manifest), EVALUATION, MASKING)
+    found = evaluate(str(tmp_path / "model"), str(wide.manifest), EVALUATION)
     assert found.masked_tokens == 4 * 2 and found.chance_accuracy == 1 / len(tokenizer)
 
 

@@ -86,7 +86,7 @@ def test_each_phase_has_the_same_shapes_at_every_step(phased):
         manifest=str(phased / "results/dataset/manifest.json"),
         tokenizer=str(phased / "results/tokenizer"),
         model={**schema_defaults("model"), **config["model"]},
-        settings=settings,
+        pretrain=settings,
         backend="cpu",
         checkpoints=str(phased / "shape-checkpoints"),
     )

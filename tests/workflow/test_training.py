@@ -49,8 +49,8 @@ def test_evaluation_beats_chance_and_is_repeatable(trained):
     assert metrics["mlm_loss"] < math.log(1 / metrics["chance_accuracy"]) - 0.5
     assert 0 <= metrics["masked_token_accuracy"] <= 1
     settings = {"seed": 1234, **{key: TINY_TRAINING["evaluate"][key] for key in ("batch_size", "max_blocks")}}
-    masking = {"mlm_probability": 0.15, "max_predictions": None}
-    again = evaluate(str(trained / "results/model"), str(trained / "results/dataset/manifest.json"), settings, masking)
+    settings |= {"mlm_probability": 0.15, "max_predictions": None}
+    again = evaluate(str(trained / "results/model"), str(trained / "results/dataset/manifest.json"), settings)
     assert as_json(again) == metrics
 
 
