@@ -107,7 +107,7 @@ def trainer_for(name: str, config: BertConfig, data: MaskedBlocks, args) -> Trai
         validation = Subset(items, range(args.batch))  # evaluated once, after the timed steps
         settings = pipeline_settings(args)
         phase = plan_phases(settings, args.seq)[0]
-        job = TrainingJob("", "", {}, settings, backend, output_dir)  # the bench's own model and random blocks
+        job = TrainingJob("", "", {}, settings, backend=backend, checkpoints=output_dir)
         model = masked_positions_model(config, args.init_from and str(args.init_from))
         return build_trainer(job, settings, phase, output_dir, model, (None, None), items, validation)
     arguments = TrainingArguments(

@@ -138,7 +138,7 @@ def trainer_for(path: str, tokenizer, train, validation, settings: dict, output_
     else:
         model, collator = OldModel(config), OldCollator(tokenizer, settings["mlm_probability"])
     phase = plan_phases(settings, train.block_size)[0]
-    job = TrainingJob("", "", model_settings, settings, "cpu", output_dir)  # the data and tokenizer come built
+    job = TrainingJob("", "", model_settings, settings, backend="cpu", checkpoints=output_dir)
     return build_trainer(job, settings, phase, output_dir, model, (collator, collator), train, validation)
 
 

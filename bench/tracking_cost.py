@@ -65,8 +65,9 @@ def job(workdir: Path, arm: str, steps: int, run: int) -> TrainingJob:
                 "save_steps": steps, "eval_steps": steps}  # fmt: skip
     model = {**schema_defaults("model"), **config.get("model", {})}
     return TrainingJob(
-        str(workdir / "results/dataset/manifest.json"), str(workdir / "results/tokenizer"), model, settings, "cpu",
-        str(workdir / f"checkpoints/run-{run}"), trackers=("tensorboard",) if arm == "tensorboard" else (),
+        str(workdir / "results/dataset/manifest.json"), str(workdir / "results/tokenizer"), model, settings,
+        backend="cpu", checkpoints=str(workdir / f"checkpoints/run-{run}"),
+        trackers=("tensorboard",) if arm == "tensorboard" else (),
         tracking_dir=str(workdir / f"logs/tracking/run-{run}"),
     )  # fmt: skip
 

@@ -53,7 +53,7 @@ rule finetune:
         checkpoints=os.path.join(finetune_plan.CHECKPOINTS, "{task}", "{model}", "{rate}", "{fold}seed-{seed}"),
         gaudi_config=GAUDI_CONFIG,
     shell:
-        "python {params.script} --task {params.data} --name {wildcards.model} --kind {params.kind}"
+        "python {params.script} --task-dir {params.data} --name {wildcards.model} --kind {params.kind}"
         " --source {params.source:q} --seed {wildcards.seed} {params.rate} --arguments-file {params.arguments}"
         " --eval-batch-size {params.eval_batch_size} --backend {params.backend} --checkpoints {params.checkpoints}"
         " --gaudi-config {params.gaudi_config:q} --tracking {input.tracking}"

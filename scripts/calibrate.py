@@ -13,14 +13,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
+from snakebert.job_arguments import add_arguments
 from snakebert.training.calibration import calibrate
-from snakebert.training.job import ARGUMENTS, job_from
+from snakebert.training.job import TrainingJob, job_from
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    for flag, options in ARGUMENTS.items():
-        parser.add_argument(flag, **options)
+    add_arguments(parser, TrainingJob)
+    parser.add_argument("--out", required=True)
     parser.add_argument("--calibration", required=True, help="the `calibrate` config, as JSON")
     parser.add_argument("--nodes", type=int, default=1, help="the nodes the job runs on (the cost counts them)")
     args = parser.parse_args()

@@ -9,14 +9,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.errors import run_cli
 from snakebert.files.settings_files import parse_arguments
-from snakebert.finetune.job import ARGUMENTS, job_from
+from snakebert.finetune.job import FinetuneJob, job_from
 from snakebert.finetune.train import finetune
+from snakebert.job_arguments import add_arguments
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    for flag, options in ARGUMENTS.items():
-        parser.add_argument(flag, **options)
+    add_arguments(parser, FinetuneJob)
+    parser.add_argument("--out", required=True)
     args = parse_arguments(parser)
     print(json.dumps(finetune(job_from(args), args.out)))
 

@@ -10,14 +10,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.errors import run_cli
 from snakebert.files.json_views import as_json
-from snakebert.training.job import ARGUMENTS, job_from
+from snakebert.job_arguments import add_arguments
+from snakebert.training.job import TrainingJob, job_from
 from snakebert.training.pretrain import pretrain
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    for flag, options in ARGUMENTS.items():
-        parser.add_argument(flag, **options)
+    add_arguments(parser, TrainingJob)
+    parser.add_argument("--out", required=True)
     args = parser.parse_args()
     print(json.dumps(as_json(pretrain(job_from(args), args.out))))
 

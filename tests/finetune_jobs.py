@@ -15,7 +15,7 @@ from snakebert.finetune.summary import summarize_task
 def cpu_job(task_dir, model: str, folder, recipe: dict, **overrides) -> FinetuneJob:
     """The job of the prepared task in `task_dir`, its checkpoints in `folder`, `overrides` over its fields."""
     settings = {"task_dir": str(task_dir), "name": "pretrained", "kind": "pretrained", "source": model, "seed": 1,
-                "recipe": recipe, "rate": 5e-3, "searching": True, "eval_batch_size": 8, "backend": "cpu",
+                "recipe": recipe, "rate": 5e-3, "eval_batch_size": 8, "backend": "cpu",
                 "checkpoints": str(folder / "checkpoints"), **overrides}  # fmt: skip
     return FinetuneJob(**settings)
 

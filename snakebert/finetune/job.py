@@ -3,85 +3,39 @@ architecture from random initialisation, or a reference model), a seed, the reci
 the recipe's grid, for a run of the search, or the one the search chose on validation, read from its chosen.json)."""
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import DataError
-from ..training.backends import GAUDI_CONFIG
-from ..training.job import ARGUMENTS as TRAINING_ARGUMENTS
-from ..training.job import tracking_fields
-from ..training.trackers import no_tracking
+from ..job_arguments import argument, arguments_of
+from ..training.job import DeviceJob, tracked
 from .chosen_file import read_chosen
 from .kinds import JOB_KINDS
 
 
 @dataclass(frozen=True)
-class FinetuneJob:
-    task_dir: str  # prepare_task's folder
-    name: str  # the model's name in the results: pretrained, random or a `finetune.compare` name
-    kind: str  # one of kinds.JOB_KINDS
-    source: str  # a model folder or a Hub id (random_init: the folder whose architecture and tokenizer are used)
-    seed: int
-    recipe: dict  # `finetune.recipe` with the task's own `recipe` over it: its learning_rate may be a grid
-    rate: float  # the run's learning rate
-    searching: bool  # a run of the search (its rate one of the grid), not a seed past it at the chosen rate
-    eval_batch_size: int
-    backend: str  # a concrete backend, resolved by the workflow
-    checkpoints: str  # outside the rule's outputs
-    threads: int = 0
-    gaudi_config: str = str(GAUDI_CONFIG)
-    on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
-    trackers: tuple[str, ...] = ()  # the trackers of `tracking` that the run reports to
-    tracking: dict = field(default_factory=no_tracking)  # the `tracking` config
-    tracking_dir: str | None = None  # the run's history folder (None: none kept)
+class FinetuneJob(DeviceJob):
+    task_dir: str = argument("prepare_task's folder (a fold's, with folds)")
+    name: str = argument("the model's name in the results: pretrained, random or a `finetune.compare` name")
+    kind: str = argument("what the model is (kinds.py)", choices=JOB_KINDS)
+    source: str = argument("the model to start from: a folder or a Hub id (random_init: the architecture's)")
+    seed: int = argument("the run's seed", int)
+    recipe: dict = argument("`finetune.recipe` with the task's own over it, as JSON (a rate may be a grid)", json.loads)
+    eval_batch_size: int = argument("the batch size of validation and test", int)
+    rate: float | None = argument("a run of the search: its learning rate, one of the grid", float, default=None)
+    chosen: str | None = argument("a seed past the search: its model's chosen.json, the rate to run at", default=None)
 
-
-ARGUMENTS = {
-    "--task": {"required": True, "help": "prepare_task's folder"},
-    "--name": {"required": True},
-    "--kind": {"choices": JOB_KINDS, "required": True},
-    "--source": {"required": True, "help": "the model to start from: a folder or a Hub id"},
-    "--seed": {"type": int, "required": True},
-    "--recipe": {"required": True, "help": "the fine-tuning recipe, as JSON"},
-    "--rate": {"type": float, "help": "a run of the search: its learning rate, one of the recipe's grid"},
-    "--chosen": {"help": "a seed past the search: the model's chosen.json, the rate its search chose"},
-    "--eval-batch-size": {"type": int, "required": True},
-    **{
-        flag: TRAINING_ARGUMENTS[flag]
-        for flag in (
-            "--backend",
-            "--checkpoints",
-            "--threads",
-            "--gaudi-config",
-            "--tracking",
-            "--tracking-dir",
-            "--out",
-        )
-    },
-}
-
-
-def run_rate(args) -> tuple[float, bool]:
-    """The run's learning rate, and whether it is a run of the search: --rate gives one, --chosen the search's."""
-    if (args.rate is None) == (args.chosen is None):
-        raise DataError("a fine-tuning run takes one of --rate (a run of the search) and --chosen (a seed past it)")
-    return (args.rate, True) if args.chosen is None else (read_chosen(args.chosen).learning_rate, False)
+    @property
+    def searching(self) -> bool:
+        """A run of the search (its rate one of the grid), not a seed past it at the rate the search chose."""
+        return self.chosen is None
 
 
 def job_from(args) -> FinetuneJob:
-    rate, searching = run_rate(args)
-    return FinetuneJob(
-        task_dir=args.task,
-        name=args.name,
-        kind=args.kind,
-        source=args.source,
-        seed=args.seed,
-        recipe=json.loads(args.recipe),
-        rate=rate,
-        searching=searching,
-        eval_batch_size=args.eval_batch_size,
-        backend=args.backend,
-        checkpoints=args.checkpoints,
-        threads=args.threads,
-        gaudi_config=args.gaudi_config,
-        **tracking_fields(args),
-    )
+    """The job that finetune's parsed arguments (add_arguments) describe: a rate of the grid, or its model's chosen
+    rate, read from the file the search's choice wrote."""
+    given = arguments_of(FinetuneJob, args)
+    if ("rate" in given) == ("chosen" in given):
+        raise DataError("a fine-tuning run takes one of --rate (a run of the search) and --chosen (a seed past it)")
+    if "chosen" in given:
+        given["rate"] = read_chosen(given["chosen"]).learning_rate
+    return tracked(FinetuneJob(**given))

@@ -1,11 +1,13 @@
 """What a training job is given, defined once for the two rules that train (pretrain and calibrate): both are
 started by the same launcher with the same arguments, and calibrate times the job that pretrain runs."""
 
+import dataclasses
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..config_defaults import schema_defaults
 from ..files.tracking_settings import read_tracking_settings
+from ..job_arguments import argument, arguments_of
 from .backends import BACKENDS, GAUDI_CONFIG
 from .trackers import job_trackers, no_tracking
 
@@ -15,73 +17,47 @@ def evaluation_masking(evaluate: dict) -> dict:
     return {key: evaluate[key] for key in ("mlm_probability", "max_predictions")}
 
 
-@dataclass(frozen=True)
-class TrainingJob:
-    manifest: str
-    tokenizer: str
-    model: dict  # the `model` config
-    pretrain: dict  # the `pretrain` config
-    backend: str  # a concrete backend, resolved by the workflow
-    checkpoints: str  # outside the rule's outputs
-    world_size: int | None = None  # the ranks the workflow launches (None: whatever the launcher started)
-    threads: int = 0  # torch's CPU threads (0: its default)
-    gaudi_config: str = str(GAUDI_CONFIG)
+@dataclass(frozen=True, kw_only=True)
+class DeviceJob:
+    """What every job that trains on a device is given (pretrain and calibrate's TrainingJob, finetune's FinetuneJob),
+    as keywords."""
+
+    backend: str = argument("the backend, resolved by the workflow", choices=list(BACKENDS))
+    checkpoints: str = argument("the checkpoint folder, outside the rule's outputs")
+    threads: int = argument("torch's CPU threads (0: torch's default)", int, default=0)
+    gaudi_config: str = argument("the GaudiConfig JSON file", default=str(GAUDI_CONFIG))
     on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
-    # the `evaluate` config's masking (evaluation_masking): all of it that shapes the evaluations during training
-    evaluate: dict = field(default_factory=lambda: evaluation_masking(schema_defaults("evaluate")))
-    trackers: tuple[str, ...] = ()  # the trackers of `tracking` that the job reports to
-    tracking: dict = field(default_factory=no_tracking)  # the `tracking` config
-    tracking_dir: str | None = None  # the folder of the run's histories (None: none kept, as calibrate's bursts)
-
-
-# The command-line arguments of a training script: flag -> add_argument's keywords.
-ARGUMENTS = {
-    "--manifest": {"required": True},
-    "--tokenizer": {"required": True},
-    "--model": {"required": True, "help": "the `model` config, as JSON"},
-    "--pretrain": {"required": True, "help": "the `pretrain` config, as JSON"},
-    "--evaluate": {
-        "default": json.dumps(evaluation_masking(schema_defaults("evaluate"))),
-        "help": "the `evaluate` config's masking, as JSON: that of the evaluations during training (default: the "
-        "config's default)",
-    },
-    "--backend": {"choices": list(BACKENDS), "required": True, "help": "resolved by the workflow"},
-    "--checkpoints": {"required": True, "help": "checkpoint folder, outside the rule's outputs"},
-    "--world-size": {"type": int, "required": True, "help": "the ranks the workflow launches"},
-    "--threads": {"type": int, "default": 0, "help": "CPU threads for torch (0: torch's default)"},
-    "--gaudi-config": {"default": str(GAUDI_CONFIG), "help": "the GaudiConfig JSON file"},
-    "--tracking": {
-        "help": "the `tracking` config, in the file the workflow writes (files/tracking_settings.py; default: no "
-        "trackers)"
-    },
-    "--tracking-dir": {"help": "the folder of the run's histories, outside the rule's outputs (default: none kept)"},
-    "--out": {"required": True},
-}
-
-
-def job_from(args) -> TrainingJob:
-    """The job that a training script's parsed ARGUMENTS describe."""
-    return TrainingJob(
-        manifest=args.manifest,
-        tokenizer=args.tokenizer,
-        model=json.loads(args.model),
-        pretrain=json.loads(args.pretrain),
-        backend=args.backend,
-        checkpoints=args.checkpoints,
-        world_size=args.world_size,
-        threads=args.threads,
-        gaudi_config=args.gaudi_config,
-        evaluate=json.loads(args.evaluate),
-        **tracking_fields(args),
+    trackers: tuple[str, ...] = ()  # the trackers of `tracking` that the job reports to (tracked: from the two below)
+    tracking: dict = argument(
+        "the `tracking` config, in the file the workflow writes (files/tracking_settings.py; default: no trackers)",
+        read_tracking_settings,
+        default_factory=no_tracking,
+    )
+    tracking_dir: str | None = argument(
+        "the folder of the run's histories, outside the rule's outputs (default: none kept)", default=None
     )
 
 
-def tracking_fields(args) -> dict:
-    """A job's fields of tracking, from its parsed `--tracking` and `--tracking-dir` (TrainingJob's and
-    FinetuneJob's)."""
-    tracking = read_tracking_settings(args.tracking) if args.tracking else no_tracking()
-    return {
-        "trackers": job_trackers(tracking, args.tracking_dir),
-        "tracking": tracking,
-        "tracking_dir": args.tracking_dir,
-    }
+@dataclass(frozen=True)
+class TrainingJob(DeviceJob):
+    manifest: str = argument("the data set's manifest.json")
+    tokenizer: str = argument("the tokenizer's folder")
+    model: dict = argument("the `model` config, as JSON", json.loads)
+    pretrain: dict = argument("the `pretrain` config, as JSON", json.loads)
+    world_size: int | None = argument("the ranks the workflow launches (none: the launcher's)", int, default=None)
+    evaluate: dict = argument(
+        "the `evaluate` config's masking (evaluation_masking), as JSON: all of it that shapes the evaluations during "
+        "training (default: the config's default)",
+        json.loads,
+        default_factory=lambda: evaluation_masking(schema_defaults("evaluate")),
+    )
+
+
+def job_from(args) -> TrainingJob:
+    """The job that a training script's parsed arguments (add_arguments) describe."""
+    return tracked(TrainingJob(**arguments_of(TrainingJob, args)))
+
+
+def tracked(job: DeviceJob) -> DeviceJob:
+    """`job` with the trackers its `tracking` config and history folder give."""
+    return dataclasses.replace(job, trackers=job_trackers(job.tracking, job.tracking_dir))

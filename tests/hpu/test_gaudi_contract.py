@@ -490,8 +490,8 @@ def test_a_fine_tuning_run_goes_through_gaudi_trainer_with_one_shape(tiny_data, 
     recipe = {"learning_rate": 5e-3, "epochs": 2, "batch_size": 8, "max_length": 32, "warmup_ratio": 0.1,
               "weight_decay": 0.0}  # fmt: skip
     model = save_tiny_model(tiny_data.tokenizer, tmp_path / "model")
-    job = FinetuneJob(str(tmp_path / "pairs"), "pretrained", "pretrained", model, 1, recipe, 5e-3, True, 8, "hpu",
-                      str(tmp_path / "checkpoints"), on_device=False)  # fmt: skip
+    job = FinetuneJob(str(tmp_path / "pairs"), "pretrained", "pretrained", model, 1, recipe, 8, 5e-3, backend="hpu",
+                      checkpoints=str(tmp_path / "checkpoints"), on_device=False)  # fmt: skip
     built, build = [], finetune_train.build_trainer
 
     def build_trainer(*args, **kwargs):

@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pyarrow as pa
 import pytest
@@ -23,15 +22,16 @@ from tracker_histories import mlflow_history, mlflow_runs, wandb_history
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
-from snakebert.files.tracking_settings import write_tracking_settings
+from snakebert.files.tracking_settings import read_tracking_settings, write_tracking_settings
 from snakebert.finetune.chosen_file import read_chosen, write_chosen
 from snakebert.finetune.encoded import EncodedSplit
-from snakebert.finetune.job import FinetuneJob, run_rate
+from snakebert.finetune.job import FinetuneJob, job_from
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.rates import choose_rate, chosen_rate
 from snakebert.finetune.run_folder import remove_finished
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
-from snakebert.training.job import tracking_fields
+from snakebert.job_arguments import add_arguments
+from snakebert.training.job import tracked
 from snakebert.training.trainers import SealedCheckpoints
 
 RECIPE = {"learning_rate": 5e-3, "epochs": 3, "batch_size": 8, "max_length": 16, "warmup_ratio": 0.1,
@@ -59,7 +59,7 @@ def prepared(tiny_data, tmp_path_factory):
 def job(prepared, tmp_path, kind="pretrained", model=None, **overrides) -> FinetuneJob:
     root, own, task = prepared
     settings = {"task_dir": str(task), "name": kind, "kind": kind, "source": model or own, "seed": 1,
-                "recipe": RECIPE, "rate": 5e-3, "searching": True, "eval_batch_size": 8, "backend": "cpu",
+                "recipe": RECIPE, "rate": 5e-3, "eval_batch_size": 8, "backend": "cpu",
                 "checkpoints": str(tmp_path / "checkpoints"), **overrides}  # fmt: skip
     return FinetuneJob(**settings)
 
@@ -81,9 +81,9 @@ def test_a_run_reports_each_epochs_validation_scores_to_every_tracker(prepared, 
     options = {**schema_defaults("tracking"), "trackers": list(trackers), "mlflow": {"tracking_uri": str(store)}}
     file = write_tracking_settings(options, str(tmp_path / "tracking.json"))  # as the workflow writes it
     history = tmp_path / "logs/tracking/finetune/pairs/pretrained/lr-0.005/seed-1"
-    tracking = tracking_fields(SimpleNamespace(tracking=file, tracking_dir=str(history)))  # as the job reads it
-    assert tracking["trackers"] == trackers
-    result = finetune(job(prepared, tmp_path, **tracking), str(tmp_path / "run.json"))
+    tracked_job = tracked(job(prepared, tmp_path, tracking=read_tracking_settings(file), tracking_dir=str(history)))
+    assert tracked_job.trackers == trackers  # as job_from reads them
+    result = finetune(tracked_job, str(tmp_path / "run.json"))
     curve = scalars(events(history), "eval/macro_f1")
     assert len(curve) == RECIPE["epochs"]
     [run] = mlflow_runs(store)
@@ -109,16 +109,21 @@ def test_a_chosen_run_takes_the_rate_its_search_chose_on_validation_and_a_rate_o
     write_chosen(str(chosen), choose_rate(str(prepared[2] / "task.json"), search, grid))
     assert read_chosen(str(chosen)).learning_rate == 5e-3  # the first of the two best medians
     assert [tried.validation for tried in read_chosen(str(chosen)).search] == [0.7, 0.75, 0.75]
-    rate, searching = run_rate(argparse.Namespace(rate=None, chosen=str(chosen)))
-    found = finetune(job(prepared, tmp_path, recipe={**RECIPE, "learning_rate": grid}, rate=rate, searching=searching),
-                     str(tmp_path / "run.json"))  # fmt: skip
+    parser = argparse.ArgumentParser()
+    add_arguments(parser, FinetuneJob)
+    given = ["--task-dir", str(prepared[2]), "--name", "pretrained", "--kind", "pretrained",
+             "--source", str(prepared[1]), "--seed", "2", "--recipe", json.dumps({**RECIPE, "learning_rate": grid}),
+             "--eval-batch-size", "8", "--backend", "cpu", "--checkpoints", str(tmp_path / "checkpoints")]  # fmt: skip
+    chosen_job = job_from(parser.parse_args([*given, "--chosen", str(chosen)]))
+    assert (chosen_job.rate, chosen_job.searching) == (5e-3, False)
+    found = finetune(chosen_job, str(tmp_path / "run.json"))
     assert found["recipe"] == {**RECIPE, "learning_rate": 5e-3} and found["search"] is False
     with pytest.raises(DataError, match=r"finetune run at the learning rate 0.01: not a rate of the recipe's grid"):
-        finetune(job(prepared, tmp_path, recipe={**RECIPE, "learning_rate": grid}, rate=0.01), str(tmp_path / "x.json"))
+        finetune(job_from(parser.parse_args([*given, "--rate", "0.01"])), str(tmp_path / "x.json"))
     assert not (tmp_path / "x.json").exists()
-    for neither_or_both in ({"rate": None, "chosen": None}, {"rate": 0.01, "chosen": str(chosen)}):
+    for neither_or_both in ([], ["--rate", "0.01", "--chosen", str(chosen)]):
         with pytest.raises(DataError, match=r"takes one of --rate \(a run of the search\) and --chosen"):
-            run_rate(argparse.Namespace(**neither_or_both))
+            job_from(parser.parse_args([*given, *neither_or_both]))
 
 
 def test_a_learning_rate_choice_of_another_shape_is_refused_naming_the_key(tmp_path):
@@ -184,8 +189,11 @@ def test_test_labels_cannot_move_the_rate_a_search_chooses(prepared, tmp_path):
         for rate in grid["learning_rate"]:
             search.append(folder / f"lr-{rate!r}.json")
             finetune(job(prepared, tmp_path, recipe=grid, rate=rate, task_dir=str(folder / "task")), str(search[-1]))
-        rate = choose_rate(str(folder / "task/task.json"), list(map(str, search)), grid["learning_rate"]).learning_rate
-        chosen = job(prepared, tmp_path, recipe=grid, rate=rate, searching=False, seed=2, task_dir=str(folder / "task"))
+        choice = choose_rate(str(folder / "task/task.json"), list(map(str, search)), grid["learning_rate"])
+        chosen_file = str(folder / "chosen-rate.json")
+        write_chosen(chosen_file, choice)
+        chosen = job(prepared, tmp_path, recipe=grid, rate=choice.learning_rate, chosen=chosen_file, seed=2,
+                     task_dir=str(folder / "task"))  # fmt: skip
         found.append(
             [json.loads(path.read_text()) for path in search] + [finetune(chosen, str(folder / "chosen.json"))]
         )
@@ -392,7 +400,7 @@ def test_a_full_disk_under_the_checkpoints_is_named_with_what_is_free(prepared, 
 def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, tmp_path):
     """scripts/finetune.py, offline from the start (no retries): exit 1, what was tried, no output."""
     out = tmp_path / "o.json"
-    arguments = ["--task", str(prepared[2]), "--name", "other", "--kind", "reference", "--source", "someone/bert",
+    arguments = ["--task-dir", str(prepared[2]), "--name", "other", "--kind", "reference", "--source", "someone/bert",
                  "--seed", "1", "--recipe", json.dumps(RECIPE), "--rate", "0.005", "--eval-batch-size", "8",
                  "--backend", "cpu", "--checkpoints", str(tmp_path / "checkpoints"), "--out", str(out)]  # fmt: skip
     done = subprocess.run([sys.executable, str(REPO / "scripts/finetune.py"), *arguments], cwd=tmp_path,

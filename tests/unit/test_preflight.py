@@ -111,8 +111,8 @@ def test_pretrain_names_a_truncated_block_file_before_it_reads_the_blocks(tiny_d
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
     with pytest.raises(DataError, match="not a readable block file") as refused:
         job = TrainingJob(
-            str(manifest_path), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
-            str(tmp_path / "checkpoints"),
+            str(manifest_path), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, backend="cpu",
+            checkpoints=str(tmp_path / "checkpoints"),
         )  # fmt: skip
         pretrain(job, str(tmp_path / "model"))
     assert str(path) in str(refused.value) and not (tmp_path / "checkpoints").exists()
@@ -135,8 +135,8 @@ def test_a_run_reads_the_manifest_file_once(tiny_data, data, tmp_path, monkeypat
     ]
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "phases": phases}
     job = TrainingJob(
-        str(manifest_path), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
-        str(tmp_path / "checkpoints"),
+        str(manifest_path), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, backend="cpu",
+        checkpoints=str(tmp_path / "checkpoints"),
     )  # fmt: skip
     run = prepare_run(job)
     assert not manifest_path.exists() and len(run.validation) > 0
@@ -153,8 +153,8 @@ def test_a_run_that_fails_at_its_first_step_leaves_no_checkpoint_folder(tiny_dat
     manifest_path, _ = data
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
     job = TrainingJob(
-        str(manifest_path), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
-        str(tmp_path / "checkpoints"),
+        str(manifest_path), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, backend="cpu",
+        checkpoints=str(tmp_path / "checkpoints"),
     )  # fmt: skip
     with pytest.raises(torch.OutOfMemoryError):
         pretrain(job, str(tmp_path / "model"))

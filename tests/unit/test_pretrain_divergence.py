@@ -17,8 +17,8 @@ def test_a_run_whose_loss_is_not_finite_stops_there_and_saves_no_model(tiny_data
     monkeypatch.chdir(tmp_path)
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"], "learning_rate": 1e30, "warmup_steps": 0,
                 "max_steps": 40, "logging_steps": 1, "save_steps": 1000}  # fmt: skip
-    job = TrainingJob(str(tiny_data.manifest), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
-                      str(tmp_path / "checkpoints"), threads=1)  # fmt: skip
+    job = TrainingJob(str(tiny_data.manifest), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings,
+                      backend="cpu", checkpoints=str(tmp_path / "checkpoints"), threads=1)  # fmt: skip
     with pytest.raises(DataError, match=r"pretraining diverged: its loss is nan at step (\d+), so no model is saved; "
                        r"lower pretrain.learning_rate") as refused:  # fmt: skip
         pretrain(job, str(tmp_path / "model"))

@@ -36,7 +36,9 @@ def tiny_trainer(data, folder, workers: int = 0, architecture: str = "bert", bas
     train = BlockDataset(manifest, data.manifest.parent, "train")
     validation = BlockDataset(manifest, data.manifest.parent, "validation")
     phase = plan_phases(settings, 16)[0]
-    job = TrainingJob(str(data.manifest), str(data.tokenizer), model_settings, settings, "cpu", str(folder))
+    job = TrainingJob(
+        str(data.manifest), str(data.tokenizer), model_settings, settings, backend="cpu", checkpoints=str(folder)
+    )
     return build_trainer(job, settings, phase, str(folder), model, (collator, collator), train, validation)
 
 

@@ -1,6 +1,7 @@
 """A run's live history (the `tracking` section): TensorBoard's event files, read back with TensorBoard's own
 EventAccumulator, hold what log_history.json holds, step for step, and a resumed run continues one history."""
 
+import argparse
 import dataclasses
 import http.server
 import json
@@ -18,7 +19,8 @@ from snakebert.config_checks import tracking_problems
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError, run_cli
 from snakebert.files.tracking_settings import read_tracking_settings, write_tracking_settings
-from snakebert.training.job import TrainingJob, tracking_fields
+from snakebert.job_arguments import add_arguments
+from snakebert.training.job import TrainingJob, job_from
 from snakebert.training.logged_steps import SkipsLoggedSteps
 from snakebert.training.pretrain import pretrain
 from snakebert.training.tracked_run import TrackedRun, flat_scalars
@@ -40,8 +42,8 @@ def tracked_job(tiny_data, tmp_path, monkeypatch):
                 "logging_steps": 1, "eval_steps": 3, "warmup_steps": 1, "save_total_limit": 6}  # fmt: skip
     monkeypatch.delenv("WORLD_SIZE", raising=False)
     monkeypatch.chdir(tmp_path)
-    return TrainingJob(str(tiny_data.manifest), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings, "cpu",
-                       str(tmp_path / "checkpoints"), threads=1, trackers=("tensorboard",),
+    return TrainingJob(str(tiny_data.manifest), str(tiny_data.tokenizer), TINY_TRAINING["model"], settings,
+                       backend="cpu", checkpoints=str(tmp_path / "checkpoints"), threads=1, trackers=("tensorboard",),
                        tracking_dir=str(tmp_path / "logs"))  # fmt: skip
 
 
@@ -93,10 +95,19 @@ def test_nested_settings_become_flat_scalar_hyperparameters():
                     "model.init_from": "null", "model.architecture": "bert"}  # fmt: skip
 
 
+def parsed_job(file: str | None, folder: str | None = "logs/tracking/pretrain") -> TrainingJob:
+    """The job a training script parses from the tracking settings `file` (`--tracking`) and the history folder
+    `folder` (`--tracking-dir`), beside the flags every job is given."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser, TrainingJob)
+    given = ["--manifest", "m", "--tokenizer", "t", "--model", "{}", "--pretrain", "{}", "--backend", "cpu",
+             "--checkpoints", "c"]  # fmt: skip
+    given += ["--tracking", file] if file else []
+    return job_from(parser.parse_args(given + (["--tracking-dir", folder] if folder else [])))
+
+
 def job_trackers(file: str | None, folder: str | None = "logs/tracking/pretrain") -> tuple[str, ...]:
-    """The trackers of a job given the tracking settings `file` (`--tracking`) and the history folder `folder`
-    (`--tracking-dir`)."""
-    return tracking_fields(SimpleNamespace(tracking=file, tracking_dir=folder))["trackers"]
+    return parsed_job(file, folder).trackers
 
 
 def tracking_file(folder: Path, section: dict) -> str:
@@ -110,7 +121,7 @@ def test_the_jobs_take_the_trackers_of_the_file_the_workflow_writes(tmp_path):
     file = tracking_file(tmp_path, section)
     assert job_trackers(file) == ("tensorboard",)
     assert job_trackers(file, None) == ()  # a job that keeps no history (calibrate's bursts)
-    assert tracking_fields(SimpleNamespace(tracking=file, tracking_dir=None))["tracking"] == section
+    assert parsed_job(file, None).tracking == section
 
 
 def test_the_tracking_file_is_rewritten_only_when_the_section_changes_and_a_foreign_one_is_refused(tmp_path):
