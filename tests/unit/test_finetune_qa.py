@@ -133,7 +133,7 @@ def test_every_question_answering_step_has_the_same_shapes(prepared, tmp_path):
     """One graph on Gaudi: windows padded to max_length, a start and an end position per window, whole batches."""
     run = job(prepared, tmp_path)
     task, tables = read_task_dir(run.task_dir)
-    tokenizer = load_tokenizer(run.model, run.name)
+    tokenizer = load_tokenizer(run.source, run.name)
     splits = {split: QAWindows(table, tokenizer, MAX_LENGTH, 8) for split, table in tables.items()}
     assert splits["train"].count > len(tables["train"])  # contexts longer than a window: else no window is cut
     trainer = build_trainer(run, task, load_model(run, task), splits, tmp_path / "run")

@@ -257,7 +257,7 @@ def test_every_tagging_step_has_the_same_shapes(prepared, tmp_path):
     sentences' lengths."""
     run = job(prepared, tmp_path)
     task, tables = read_task_dir(run.task_dir)
-    tokenizer = load_tokenizer(run.model, run.name, PROBLEMS[task["problem"]].tokenizer_options)
+    tokenizer = load_tokenizer(run.source, run.name, PROBLEMS[task["problem"]].tokenizer_options)
     splits = {split: WordWindows(table, tokenizer, MAX_LENGTH, 8) for split, table in tables.items()}
     trainer = build_trainer(run, task, load_model(run, task), splits, tmp_path / "run")
     batches = list(trainer.get_train_dataloader())

@@ -415,7 +415,7 @@ def test_every_fine_tuning_step_has_the_same_shapes(prepared, tmp_path):
     root, model_dir, task_dir = prepared
     run = job(prepared, tmp_path, recipe={**RECIPE, "max_length": 32})
     task, tables = read_task_dir(str(task_dir))
-    tokenizer = load_tokenizer(run.model, run.name)
+    tokenizer = load_tokenizer(run.source, run.name)
     splits = {split: EncodedSplit(table, tokenizer, 32, False, 8) for split, table in tables.items()}
     trainer = build_trainer(run, task, load_model(run, task), splits, tmp_path / "run")
     batches = list(trainer.get_train_dataloader())
@@ -432,7 +432,7 @@ def test_a_batch_of_texts_cut_at_max_length_trains_through_the_same_graph_as_a_p
     its last position for padding, so a batch whose texts all reach max_length has the same shapes as any other."""
     run = job(prepared, tmp_path, recipe={**RECIPE, "max_length": 16})
     task, tables = read_task_dir(run.task_dir)
-    tokenizer = load_tokenizer(run.model, run.name)
+    tokenizer = load_tokenizer(run.source, run.name)
     long_texts, short_texts = [" ".join(WORDS[start : start + 30]) for start in range(8)], ["the sea"] * 8
     table = pa.table({"text": long_texts + short_texts, "label": [0, 1] * 8, "group": [str(row) for row in range(16)]})
     split = EncodedSplit(table, tokenizer, 16, False)
