@@ -3,7 +3,6 @@
 section, a file's reader for a file of settings). The scripts build their parser from the fields (add_arguments) and
 the job from what was parsed (arguments_of); the rules write the flags."""
 
-import argparse
 from collections.abc import Callable
 from dataclasses import MISSING, field, fields
 
@@ -20,8 +19,9 @@ def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def add_arguments(parser: argparse.ArgumentParser, job_class) -> None:
-    """A flag for each field of `job_class` that the command line fills; required where the field has no default."""
+def add_arguments(parser, job_class) -> None:
+    """A flag for each field of `job_class` that the command line fills, added to a script's `parser`; required where
+    the field has no default."""
     for found in fields(job_class):
         if ARGUMENT in found.metadata:
             spec = found.metadata[ARGUMENT]
@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser, job_class) -> None:
             parser.add_argument(flag(found.name), required=required, choices=spec["choices"], help=spec["help"])
 
 
-def arguments_of(job_class, args: argparse.Namespace) -> dict:
+def arguments_of(job_class, args) -> dict:
     """{field: value} of the fields of `job_class` that `args` gives, each read from its text (a flag left out keeps
     the field's default)."""
     return {
