@@ -10,6 +10,7 @@ from ..errors import DataError
 from ..files.json_files import read_json
 from .chosen_file import ChosenRate, RateTried
 from .metrics import spread
+from .task_file import read_task_file
 
 
 def validation_medians(runs: list[dict], metric: str) -> dict[float, float | None]:
@@ -60,6 +61,6 @@ def rate_search(runs: list[dict], grid: list[float], metric: str, who: str) -> C
 
 def choose_rate(task_file: str, search_files: list[str], grid: list[float]) -> ChosenRate:
     """rate_search of one model's search runs (`search_files`) on the task of `task_file` (its main metric)."""
-    task = read_json(task_file, "task file")
+    task = read_task_file(task_file)
     runs = [read_json(path, "learning-rate search run") for path in search_files]
-    return rate_search(runs, grid, task["main_metric"], f"finetune task {task['task']!r}, model {runs[0]['model']!r}")
+    return rate_search(runs, grid, task.main_metric, f"finetune task {task.task!r}, model {runs[0]['model']!r}")
