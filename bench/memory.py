@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from snakebert.config_defaults import schema_defaults  # noqa: E402
 from snakebert.data.shards import embedded_files  # noqa: E402
+from snakebert.files.settings_files import settings_file  # noqa: E402
 
 PEAK = "import resource, subprocess, sys; done = subprocess.run(sys.argv[1:]); " + (
     "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode)"
@@ -77,8 +78,8 @@ def write_lines(path: Path, source: Path) -> None:
 def ingest(workdir: Path, name: str, file_format: str, path: Path, clean: dict) -> list[str]:
     source = {"name": name, "type": "files", "format": file_format, "text_column": "text", "shard_mb": 64}
     out = workdir / "results" / "raw" / name
-    return [sys.executable, str(REPO / "scripts/ingest_shard.py"), "--source", json.dumps(source),
-            "--clean", json.dumps(clean), "--shard", "0", "--out", str(out / "shard-00000.arrow"),
+    return [sys.executable, str(REPO / "scripts/ingest_shard.py"), "--source", settings_file(source, workdir),
+            "--clean", settings_file(clean, workdir), "--shard", "0", "--out", str(out / "shard-00000.arrow"),
             "--stats", str(out / "shard-00000.json"), str(path)]  # fmt: skip
 
 

@@ -24,6 +24,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from snakebert.files.settings_files import settings_file  # noqa: E402
 
 
 def timed_rank(out: str) -> None:
@@ -74,7 +75,8 @@ def timed_run(args: argparse.Namespace, model: dict, settings: dict) -> None:
         command = [
             sys.executable, str(REPO / "scripts/torch_spawn.py"), "--nproc_per_node", "2", __file__, "--rank", folder,
             "--backend", "cpu", "--world-size", "2", "--manifest", args.manifest, "--tokenizer", args.tokenizer,
-            "--model", json.dumps(model), "--pretrain", json.dumps(settings), "--threads", str(args.threads),
+            "--model", settings_file(model, Path(folder)), "--pretrain", settings_file(settings, Path(folder)),
+            "--threads", str(args.threads),
             "--checkpoints", f"{folder}/checkpoints", "--out", f"{folder}/model",
         ]  # fmt: skip
         subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True)

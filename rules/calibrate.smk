@@ -12,6 +12,6 @@ rule calibrate:
         **DEVICE_RESOURCES,
     params:
         **training_params("calibrate.py", "checkpoints/calibrate"),
-        calibration=config_json("calibrate"),
+        calibration=section_settings("calibrate"),
     shell:
-        training_command("--nodes {params.plan.node_count} --calibration {params.calibration:q}")
+        training_command("--nodes {params.plan.node_count} --calibration {params.calibration}")

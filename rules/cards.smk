@@ -14,11 +14,11 @@ rule model_card:
     params:
         script=script("model_card.py"),
         code=code("model_card.py"),
-        pretrain=config_json("pretrain"),
+        pretrain=section_settings("pretrain"),
         arguments=arguments_file({"--": "finetune"}),
     shell:
         "python {params.script} --model {input.model} --manifest {input.manifest} --eval-metrics {input.metrics}"
-        " --pretrain {params.pretrain:q} --out {output} --arguments-file {params.arguments} > {log} 2>&1"
+        " --pretrain {params.pretrain} --out {output} --arguments-file {params.arguments} > {log} 2>&1"
 
 
 rule dataset_card:

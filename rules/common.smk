@@ -123,26 +123,29 @@ def shard_inputs(wildcards):
     return [declared_input(path, INPUT_ALIASES) for path in shard_files(wildcards)]
 
 
-def source_json(wildcards):
-    return json.dumps(SOURCES[wildcards.source], sort_keys=True)
+def source_settings(wildcards):
+    """The source's config entry in a settings file (settings_files.py)."""
+    return settings_file(SOURCES[wildcards.source], SETTINGS_FILES)
 
 
 def shard_index(wildcards):
     return int(wildcards.shard.removeprefix("shard-"))
 
 
-def config_json(section):
-    """A params function giving `config[section]` as JSON (a function, so its braces are not wildcards)."""
+def section_settings(section):
+    """A params function giving `config[section]` in a settings file named by its content (settings_files.py): a
+    short path on the command line in place of the section's JSON, and another path when the section changes."""
 
-    def as_json(wildcards):
-        return json.dumps(config[section], sort_keys=True)
+    def path(wildcards):
+        return settings_file(config[section], SETTINGS_FILES)
 
-    return as_json
+    return path
 
 
-def evaluation_json(wildcards):
-    """The `evaluate` settings of the MLM evaluation: all but the probes, so editing a probe does not rerun it."""
-    return json.dumps({key: value for key, value in config["evaluate"].items() if key != "probes"}, sort_keys=True)
+def evaluation_settings(wildcards):
+    """The `evaluate` settings of the MLM evaluation, in a settings file: all but the probes, so editing a probe does
+    not rerun it."""
+    return settings_file({key: value for key, value in config["evaluate"].items() if key != "probes"}, SETTINGS_FILES)
 
 
 def fill_mask_prompts(wildcards):
@@ -172,9 +175,10 @@ def fill_mask_targets():
     return [FILL_MASK_RESULTS] if config["evaluate"]["probes"] else []
 
 
-def evaluate_masking_json(wildcards):
-    """The masking of every MLM evaluation (`evaluate`), whatever training's phases and mask rate."""
-    return json.dumps(evaluation_masking(config["evaluate"]))
+def evaluation_masking_settings(wildcards):
+    """The masking of every MLM evaluation (`evaluate`), whatever training's phases and mask rate, in a settings
+    file."""
+    return settings_file(evaluation_masking(config["evaluate"]), SETTINGS_FILES)
 
 
 def data_config_digest(wildcards):
@@ -213,8 +217,8 @@ def training_command(*options):
     return " ".join(
         [
             "{params.plan.launch} {params.script} --backend {params.plan.backend} --world-size {params.plan.ranks}"
-            " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model:q}"
-            " --pretrain {params.pretrain:q} --evaluate {params.evaluate:q} --checkpoints {params.checkpoints}"
+            " --manifest {input.manifest} --tokenizer {input.tokenizer} --model {params.model}"
+            " --pretrain {params.pretrain} --evaluate {params.evaluate} --checkpoints {params.checkpoints}"
             " --gaudi-config {input.gaudi_config:q} --tracking {input.tracking} --threads {threads} --out {output}",
             *options,
             "> {log} 2>&1",
@@ -243,9 +247,9 @@ def training_params(name, checkpoints):
         "plan": training_plan,
         "script": script(name),
         "code": code(name),
-        "model": config_json("model"),
-        "pretrain": config_json("pretrain"),
-        "evaluate": evaluate_masking_json,
+        "model": section_settings("model"),
+        "pretrain": section_settings("pretrain"),
+        "evaluate": evaluation_masking_settings,
         "checkpoints": checkpoints,
     }
 
@@ -274,16 +278,18 @@ def task_files(wildcards):
     return [declared_input(path, INPUT_ALIASES) for path in finetune_plan.task_files(TASKS[wildcards.task])]
 
 
-def task_json(wildcards):
-    return json.dumps(finetune_plan.task_data(TASKS[wildcards.task]), sort_keys=True)
+def task_settings(wildcards):
+    """The task's config entry, as prepare_task reads it, in a settings file."""
+    return settings_file(finetune_plan.task_data(TASKS[wildcards.task]), SETTINGS_FILES)
 
 
 def task_recipe(wildcards):
     return finetune_plan.task_recipe(config["finetune"], TASKS[wildcards.task])
 
 
-def run_recipe_json(wildcards):
-    return json.dumps(finetune_plan.run_recipe(task_recipe(wildcards), wildcards.rate), sort_keys=True)
+def run_recipe_settings(wildcards):
+    """The run's recipe (`finetune.recipe`, the task's own over it, at the run's rate) in a settings file."""
+    return settings_file(finetune_plan.run_recipe(task_recipe(wildcards), wildcards.rate), SETTINGS_FILES)
 
 
 def learning_rates_json(wildcards):

@@ -18,9 +18,9 @@ rule prepare_task:
     params:
         script=script("prepare_task.py"),
         code=code("prepare_task.py"),
-        task=task_json,
+        task=task_settings,
     shell:
-        "python {params.script} --task {params.task:q} --out {output} > {log} 2>&1"
+        "python {params.script} --task {params.task} --out {output} > {log} 2>&1"
 
 
 rule finetune:
@@ -47,14 +47,14 @@ rule finetune:
         kind=finetune_model_kind,
         source=finetune_model_source,
         rate=finetune_rate_argument,
-        arguments=arguments_file({"--recipe": run_recipe_json}),
+        recipe=run_recipe_settings,
         eval_batch_size=config["finetune"]["eval_batch_size"],
         backend=finetune_backend,
         checkpoints=os.path.join(finetune_plan.CHECKPOINTS, "{task}", "{model}", "{rate}", "{fold}seed-{seed}"),
         gaudi_config=GAUDI_CONFIG,
     shell:
         "python {params.script} --task-dir {params.data} --name {wildcards.model} --kind {params.kind}"
-        " --source {params.source:q} --seed {wildcards.seed} {params.rate} --arguments-file {params.arguments}"
+        " --source {params.source:q} --seed {wildcards.seed} {params.rate} --recipe {params.recipe}"
         " --eval-batch-size {params.eval_batch_size} --backend {params.backend} --checkpoints {params.checkpoints}"
         " --gaudi-config {params.gaudi_config:q} --tracking {input.tracking}"
         " --tracking-dir logs/tracking/finetune/{wildcards.task}/{wildcards.model}/{wildcards.rate}/{wildcards.fold}seed-{wildcards.seed}"

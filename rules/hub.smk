@@ -11,7 +11,7 @@ rule push_to_hub:
     params:
         script=script("push_to_hub.py"),
         code=code("push_to_hub.py"),
-        hub=config_json("hub"),
+        hub=section_settings("hub"),
         arguments=arguments_file({"--uploads": hub_uploads_json}),
     shell:
-        "python {params.script} --hub {params.hub:q} --arguments-file {params.arguments} --out {output} > {log} 2>&1"
+        "python {params.script} --hub {params.hub} --arguments-file {params.arguments} --out {output} > {log} 2>&1"

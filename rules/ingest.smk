@@ -14,7 +14,7 @@ rule ingest_shard:
         script=script("ingest_shard.py"),
         code=code("ingest_shard.py"),
         index=shard_index,
-        arguments=arguments_file({"--source": source_json, "--clean": config_json("clean"), "--": shard_files}),
+        arguments=arguments_file({"--source": source_settings, "--clean": section_settings("clean"), "--": shard_files}),
     shell:
         "python {params.script} --shard {params.index} --out {output.shard} --stats {output.stats}"
         " --arguments-file {params.arguments} > {log} 2>&1"

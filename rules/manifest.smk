@@ -17,7 +17,7 @@ rule build_manifest:
     params:
         script=script("build_manifest.py"),
         code=code("build_manifest.py"),
-        data=config_json("data"),
+        data=section_settings("data"),
         config_digest=data_config_digest,
         phase_sizes=phase_block_sizes,
         arguments=arguments_file(
@@ -32,6 +32,6 @@ rule build_manifest:
             }
         ),
     shell:
-        "python {params.script} --data {params.data:q} --config-digest {params.config_digest}"
+        "python {params.script} --data {params.data} --config-digest {params.config_digest}"
         " --tokenizer {input.tokenizer} --phase-sizes {params.phase_sizes} --arguments-file {params.arguments}"
         " --out {output} > {log} 2>&1"

@@ -32,9 +32,9 @@ rule evaluate:
     params:
         script=script("evaluate.py"),
         code=code("evaluate.py"),
-        evaluate=evaluation_json,
+        evaluate=evaluation_settings,
     shell:
-        "python {params.script} --model {input.model} --manifest {input.manifest} --evaluate {params.evaluate:q}"
+        "python {params.script} --model {input.model} --manifest {input.manifest} --evaluate {params.evaluate}"
         " --threads {threads} --out {output} > {log} 2>&1"
 
 

@@ -40,8 +40,8 @@ else:
         params:
             script=script("train_tokenizer.py"),
             code=code("train_tokenizer.py"),
-            tokenizer=config_json("tokenizer"),
+            tokenizer=section_settings("tokenizer"),
             arguments=arguments_file({"--raw": "raw", "--stats": "stats"}),
         shell:
-            "RAYON_NUM_THREADS={threads} python {params.script} --tokenizer {params.tokenizer:q}"
+            "RAYON_NUM_THREADS={threads} python {params.script} --tokenizer {params.tokenizer}"
             " --duplicates {input.duplicates} --arguments-file {params.arguments} --out {output} > {log} 2>&1"

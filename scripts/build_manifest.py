@@ -1,7 +1,6 @@
 """build_manifest: describe the packed data set in the manifest, the one file training reads."""
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -9,12 +8,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.data.manifest import build_manifest, write_manifest
 from snakebert.errors import run_cli
-from snakebert.files.settings_files import parse_arguments
+from snakebert.files.settings_files import parse_arguments, read_settings
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", required=True, help="the `data` config, as JSON")
+    parser.add_argument("--data", required=True, help="the `data` config, in a settings file")
     parser.add_argument("--config-digest", required=True, help="digest of the config sections that shape the data")
     parser.add_argument("--tokenizer", required=True)
     parser.add_argument("--raw", nargs="+", required=True, help="the text shards, in corpus order")
@@ -32,7 +31,7 @@ def main() -> None:
     packings = {
         size: packed[index * len(shards) : (index + 1) * len(shards)] for index, size in enumerate(args.phase_sizes)
     }
-    data = json.loads(args.data)
+    data = read_settings(args.data)
     manifest = build_manifest(shards, args.tokenizer, data, args.config_digest, args.out, packings)
     write_manifest(manifest, args.out)
 

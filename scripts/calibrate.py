@@ -6,13 +6,13 @@ import time
 STARTED = time.monotonic()  # the job's start, which the projected wall time counts from
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
+from snakebert.files.settings_files import read_settings
 from snakebert.job_arguments import add_arguments
 from snakebert.training.calibration import calibrate
 from snakebert.training.job import TrainingJob, job_from
@@ -22,10 +22,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     add_arguments(parser, TrainingJob)
     parser.add_argument("--out", required=True)
-    parser.add_argument("--calibration", required=True, help="the `calibrate` config, as JSON")
+    parser.add_argument("--calibration", required=True, help="the `calibrate` config, in a settings file")
     parser.add_argument("--nodes", type=int, default=1, help="the nodes the job runs on (the cost counts them)")
     args = parser.parse_args()
-    calibrate(job_from(args), args.out, json.loads(args.calibration), nodes=args.nodes, started=STARTED)
+    calibrate(job_from(args), args.out, read_settings(args.calibration), nodes=args.nodes, started=STARTED)
 
 
 if __name__ == "__main__":

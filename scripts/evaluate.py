@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.errors import run_cli
 from snakebert.files.json_views import as_json
+from snakebert.files.settings_files import read_settings
 from snakebert.training.eval_metrics import write_eval_metrics
 from snakebert.training.evaluate import evaluate
 
@@ -17,11 +18,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", required=True)
     parser.add_argument("--manifest", required=True)
-    parser.add_argument("--evaluate", required=True, help="the `evaluate` config (without its probes), as JSON")
+    parser.add_argument(
+        "--evaluate", required=True, help="the `evaluate` config (without its probes), in a settings file"
+    )
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for torch (0: torch's default)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    metrics = evaluate(args.model, args.manifest, json.loads(args.evaluate), args.threads)
+    metrics = evaluate(args.model, args.manifest, read_settings(args.evaluate), args.threads)
     write_eval_metrics(args.out, metrics)
     print(json.dumps(as_json(metrics)))
 

@@ -1,7 +1,6 @@
 """ingest_shard: read one shard of a source, clean it, and write its text shard and its counts."""
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -9,19 +8,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.data.ingest import ingest_shard
 from snakebert.errors import run_cli
-from snakebert.files.settings_files import parse_arguments
+from snakebert.files.settings_files import parse_arguments, read_settings
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--source", required=True, help="the source's config entry, as JSON")
-    parser.add_argument("--clean", required=True, help="the `clean` config, as JSON")
+    parser.add_argument("--source", required=True, help="the source's config entry, in a settings file")
+    parser.add_argument("--clean", required=True, help="the `clean` config, in a settings file")
     parser.add_argument("--shard", type=int, required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--stats", required=True)
     parser.add_argument("files", nargs="*")
     args = parse_arguments(parser)
-    ingest_shard(json.loads(args.source), json.loads(args.clean), args.files, args.shard, args.out, args.stats)
+    ingest_shard(read_settings(args.source), read_settings(args.clean), args.files, args.shard, args.out, args.stats)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,6 @@
 """model_card: the model's Hub card (README.md): data, tokenizer, dimensions, training, MLM and downstream results."""
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -9,7 +8,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's f
 
 from snakebert.cards.model import write_model_card
 from snakebert.errors import run_cli
-from snakebert.files.settings_files import parse_arguments
+from snakebert.files.settings_files import parse_arguments, read_settings
 
 
 def main() -> None:
@@ -17,11 +16,13 @@ def main() -> None:
     parser.add_argument("--model", required=True, help="the pretrained model's folder")
     parser.add_argument("--manifest", required=True)
     parser.add_argument("--eval-metrics", required=True)
-    parser.add_argument("--pretrain", required=True, help="the `pretrain` config, as JSON")
+    parser.add_argument("--pretrain", required=True, help="the `pretrain` config, in a settings file")
     parser.add_argument("--out", required=True)
     parser.add_argument("finetune", nargs="*", help="the downstream tasks' metrics files")
     args = parse_arguments(parser)
-    write_model_card(args.model, args.manifest, args.eval_metrics, json.loads(args.pretrain), args.finetune, args.out)
+    write_model_card(
+        args.model, args.manifest, args.eval_metrics, read_settings(args.pretrain), args.finetune, args.out
+    )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@ command as one argument of `bash -c`, which the kernel caps at 128 KiB (MAX_ARG_
 list of every shard, run or task, would pass it. The file is written when the workflow is parsed (by the main process,
 and again by each cluster job's parse, in the shared working directory), named by the digest of its content (a
 changed setting is another file, so another params value, and the job reruns), by a rename (jobs that parse the
-workflow at once agree). A script reads an arguments file in place of its `--arguments-file` flag."""
+workflow at once agree). A config section reaches its job the same way, as a short path in place of its JSON: the
+printed command stays readable. A script reads an arguments file in place of its `--arguments-file` flag, and a
+section's file with read_settings."""
 
 import hashlib
 import json
@@ -27,12 +29,24 @@ def settings_file(value, folder: Path) -> str:
     return str(path)
 
 
-def read_arguments(path: str) -> list[str]:
-    """The arguments a settings file holds (a JSON list of strings); a missing or damaged one is named, with what to
-    do."""
+def _written(path: str, what: str):
+    """What the settings file at `path` (a `what`) holds; a missing or damaged one is named, with what to do."""
     if not Path(path).is_file():
-        raise DataError(f"{path}: no such arguments file; the workflow writes it when it is parsed: rerun the workflow")
-    arguments = read_json(path, "arguments file")
+        raise DataError(f"{path}: no such {what}; the workflow writes it when it is parsed: rerun the workflow")
+    return read_json(path, what)
+
+
+def read_settings(path: str) -> dict:
+    """The config section a settings file holds (a JSON object), handed to a job in place of its JSON."""
+    section = _written(path, "settings file")
+    if not isinstance(section, dict):
+        raise DataError(f"{path}: not a settings file (a JSON object expected); {REBUILD}")
+    return section
+
+
+def read_arguments(path: str) -> list[str]:
+    """The arguments a settings file holds (a JSON list of strings)."""
+    arguments = _written(path, "arguments file")
     if not isinstance(arguments, list) or not all(isinstance(argument, str) for argument in arguments):
         raise DataError(f"{path}: not an arguments file (a JSON list of strings expected); {REBUILD}")
     return arguments

@@ -2,10 +2,10 @@
 architecture from random initialisation, or a reference model), a seed, the recipe and the run's learning rate (one of
 the recipe's grid, for a run of the search, or the one the search chose on validation, read from its chosen.json)."""
 
-import json
 from dataclasses import dataclass
 
 from ..errors import DataError
+from ..files.settings_files import read_settings
 from ..job_arguments import argument, arguments_of
 from ..training.job import DeviceJob, tracked
 from .chosen_file import read_chosen
@@ -19,7 +19,7 @@ class FinetuneJob(DeviceJob):
     kind: str = argument("what the model is (kinds.py)", choices=JOB_KINDS)
     source: str = argument("the model to start from: a folder or a Hub id (random_init: the architecture's)")
     seed: int = argument("the run's seed", int)
-    recipe: dict = argument("`finetune.recipe` with the task's own over it, as JSON (a rate may be a grid)", json.loads)
+    recipe: dict = argument("`finetune.recipe` with the task's own over it, in a settings file", read_settings)
     eval_batch_size: int = argument("the batch size of validation and test", int)
     rate: float | None = argument("a run of the search: its learning rate, one of the grid", float, default=None)
     chosen: str | None = argument("a seed past the search: its model's chosen.json, the rate to run at", default=None)

@@ -2,10 +2,10 @@
 started by the same launcher with the same arguments, and calibrate times the job that pretrain runs."""
 
 import dataclasses
-import json
 from dataclasses import dataclass
 
 from ..config_defaults import schema_defaults
+from ..files.settings_files import read_settings
 from ..files.tracking_settings import read_tracking_settings
 from ..job_arguments import argument, arguments_of
 from .backends import BACKENDS, GAUDI_CONFIG
@@ -42,13 +42,13 @@ class DeviceJob:
 class TrainingJob(DeviceJob):
     manifest: str = argument("the data set's manifest.json")
     tokenizer: str = argument("the tokenizer's folder")
-    model: dict = argument("the `model` config, as JSON", json.loads)
-    pretrain: dict = argument("the `pretrain` config, as JSON", json.loads)
+    model: dict = argument("the `model` config, in a settings file", read_settings)
+    pretrain: dict = argument("the `pretrain` config, in a settings file", read_settings)
     world_size: int | None = argument("the ranks the workflow launches (none: the launcher's)", int, default=None)
     evaluate: dict = argument(
-        "the `evaluate` config's masking (evaluation_masking), as JSON: all of it that shapes the evaluations during "
-        "training (default: the config's default)",
-        json.loads,
+        "the `evaluate` config's masking (evaluation_masking): all of it that shapes the evaluations during "
+        "training (default: the config's default), in a settings file",
+        read_settings,
         default_factory=lambda: evaluation_masking(schema_defaults("evaluate")),
     )
 

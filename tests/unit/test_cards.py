@@ -13,6 +13,7 @@ from huggingface_hub import DatasetCard, ModelCard
 from snakebert.cards.dataset import write_dataset_card
 from snakebert.cards.model import write_model_card
 from snakebert.config_defaults import schema_defaults
+from snakebert.files.settings_files import settings_file
 from snakebert.finetune.interval import NONE_SCORED, too_few_groups
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
@@ -229,7 +230,7 @@ def test_a_damaged_input_is_named_and_leaves_no_card(run, damaged, what):
     (run / damaged).write_text('{"mlm_loss": 4.9, "perpl')
     done = run_script(
         "model_card.py", "--model", str(run / "model"), "--manifest", str(run / "dataset/manifest.json"),
-        "--eval-metrics", str(run / "eval/metrics.json"), "--pretrain", json.dumps(SETTINGS),
+        "--eval-metrics", str(run / "eval/metrics.json"), "--pretrain", settings_file(SETTINGS, run),
         "--out", str(run / "cards/model/README.md"), "--", *(str(path) for path in run.glob("finetune/*/metrics.json")),
     )  # fmt: skip
     assert done.returncode == 1

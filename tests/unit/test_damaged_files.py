@@ -15,10 +15,12 @@ from helpers import REPO, run_script
 from snakebert.data.tokenizer import load_base
 from snakebert.errors import DataError
 from snakebert.files.json_files import write_json
+from snakebert.files.settings_files import settings_file
 
 SHARD = "texts/shard-00000"
 NOT_COUNT = "not a non-negative integer"
 RAW, TOKENS = (f"{{r}}/{stage}/{SHARD}.arrow" for stage in ("raw", "tokens"))  # {r}: the results folder
+TOKENIZER = {"vocab_size": 200, "min_frequency": 1, "lowercase": True, "sample_chars": 1000000, "model_max_length": 16}
 
 
 @pytest.fixture
@@ -40,8 +42,7 @@ def truncate(path):
         ("tokens", "pack_shard.py", ["--block-size", "16", "--out", "{r}/new.arrow", "--stats", "{r}/new.json",
                                      TOKENS], "new.arrow"),
         ("raw", "find_duplicates.py", ["--out", "{r}/new.arrow", RAW], "new.arrow"),
-        ("raw", "train_tokenizer.py", ["--tokenizer", '{"vocab_size": 200, "min_frequency": 1, "lowercase": true, '
-                                       '"sample_chars": 1000000, "model_max_length": 16}', "--duplicates",
+        ("raw", "train_tokenizer.py", ["--tokenizer", "{r}/tokenizer-settings.json", "--duplicates",
                                        "{r}/dedup/duplicates.arrow", "--raw", RAW,
                                        "--stats", RAW.replace(".arrow", ".json"), "--out", "{r}/new"], "new"),
         ("tokens", "plot_data.py", ["--manifest", "{r}/dataset/manifest.json", "--out", "{r}/new.svg",
@@ -49,6 +50,7 @@ def truncate(path):
     ],
 )  # fmt: skip
 def test_a_truncated_shard_is_named_with_what_to_do(results, damaged, script, arguments, out):
+    (results / "tokenizer-settings.json").write_text(json.dumps(TOKENIZER))
     truncate(results / damaged / f"{SHARD}.arrow")
     done = run_script(script, *(argument.replace("{r}", str(results)) for argument in arguments))
     assert done.returncode == 1
@@ -62,8 +64,9 @@ def build_manifest(results) -> subprocess.CompletedProcess:
              for stage in ("raw", "tokens", "blocks")}  # fmt: skip
     arrows = {stage: [str(results / stage / f"texts/shard-0000{index}.arrow") for index in (0, 1)]
               for stage in ("raw", "blocks")}  # fmt: skip
+    data = settings_file({"block_size": 16, "validation_fraction": 0.1, "seed": 34}, results)
     return run_script(
-        "build_manifest.py", "--data", '{"block_size": 16, "validation_fraction": 0.1, "seed": 34}',
+        "build_manifest.py", "--data", data,
         "--config-digest", "x", "--tokenizer", str(results / "tokenizer"), "--raw", *arrows["raw"],
         "--raw-stats", *stats["raw"], "--token-stats", *stats["tokens"], "--blocks", *arrows["blocks"],
         "--block-stats", *stats["blocks"], "--out", str(results / "new.json"),
@@ -103,8 +106,8 @@ def test_a_damaged_stats_file_is_named_by_the_tokenizer_job(results):
     raw = results / f"raw/{SHARD}.arrow"
     (results / f"raw/{SHARD}.json").write_text('{"chars": ')
     done = run_script(
-        "train_tokenizer.py", "--tokenizer", '{"vocab_size": 200, "min_frequency": 1, "lowercase": true, '
-        '"sample_chars": 1000000, "model_max_length": 16}', "--duplicates", str(results / "dedup/duplicates.arrow"),
+        "train_tokenizer.py", "--tokenizer", settings_file(TOKENIZER, results),
+        "--duplicates", str(results / "dedup/duplicates.arrow"),
         "--raw", str(raw), "--stats", str(raw.with_suffix(".json")), "--out", str(results / "new"),
     )  # fmt: skip
     assert done.returncode == 1 and "Traceback" not in done.stderr

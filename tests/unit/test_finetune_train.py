@@ -22,6 +22,7 @@ from tracker_histories import mlflow_history, mlflow_runs, wandb_history
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
+from snakebert.files.settings_files import settings_file
 from snakebert.files.tracking_settings import read_tracking_settings, write_tracking_settings
 from snakebert.finetune.chosen_file import read_chosen, write_chosen
 from snakebert.finetune.encoded import EncodedSplit
@@ -111,8 +112,9 @@ def test_a_chosen_run_takes_the_rate_its_search_chose_on_validation_and_a_rate_o
     assert [tried.validation for tried in read_chosen(str(chosen)).search] == [0.7, 0.75, 0.75]
     parser = argparse.ArgumentParser()
     add_arguments(parser, FinetuneJob)
+    recipe = settings_file({**RECIPE, "learning_rate": grid}, tmp_path)
     given = ["--task-dir", str(prepared[2]), "--name", "pretrained", "--kind", "pretrained",
-             "--source", str(prepared[1]), "--seed", "2", "--recipe", json.dumps({**RECIPE, "learning_rate": grid}),
+             "--source", str(prepared[1]), "--seed", "2", "--recipe", recipe,
              "--eval-batch-size", "8", "--backend", "cpu", "--checkpoints", str(tmp_path / "checkpoints")]  # fmt: skip
     chosen_job = job_from(parser.parse_args([*given, "--chosen", str(chosen)]))
     assert (chosen_job.rate, chosen_job.searching) == (5e-3, False)
@@ -400,8 +402,9 @@ def test_a_full_disk_under_the_checkpoints_is_named_with_what_is_free(prepared, 
 def test_a_reference_model_that_cannot_be_loaded_says_what_was_tried(prepared, tmp_path):
     """scripts/finetune.py, offline from the start (no retries): exit 1, what was tried, no output."""
     out = tmp_path / "o.json"
+    recipe = settings_file(RECIPE, tmp_path)
     arguments = ["--task-dir", str(prepared[2]), "--name", "other", "--kind", "reference", "--source", "someone/bert",
-                 "--seed", "1", "--recipe", json.dumps(RECIPE), "--rate", "0.005", "--eval-batch-size", "8",
+                 "--seed", "1", "--recipe", recipe, "--rate", "0.005", "--eval-batch-size", "8",
                  "--backend", "cpu", "--checkpoints", str(tmp_path / "checkpoints"), "--out", str(out)]  # fmt: skip
     done = subprocess.run([sys.executable, str(REPO / "scripts/finetune.py"), *arguments], cwd=tmp_path,
                           env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True)  # fmt: skip

@@ -62,7 +62,7 @@ def rules_with_arguments_files() -> dict[str, str]:
 
 def test_every_script_given_an_arguments_file_reads_it():
     scripts = rules_with_arguments_files()
-    assert {"build_manifest", "finetune", "summarize_finetune", "push_to_hub"} <= set(scripts)  # the rules were found
+    assert {"build_manifest", "choose_rate", "summarize_finetune", "push_to_hub"} <= set(scripts)  # the rules were found
     for rule, name in scripts.items():
         assert "parse_arguments(parser)" in (REPO / "scripts" / f"{name}.py").read_text(), rule
 
@@ -75,7 +75,8 @@ def test_build_manifest_reads_every_shard_from_the_file(tmp_path, monkeypatch):
     script, called = load_script("build_manifest"), []
     monkeypatch.setattr(script, "build_manifest", lambda *args: called.append(args))
     monkeypatch.setattr(script, "write_manifest", lambda *args: None)
-    arguments = ["--data", "{}", "--config-digest", "d", "--tokenizer", "tok", "--phase-sizes", "128"]
+    data = settings_file({}, tmp_path)
+    arguments = ["--data", data, "--config-digest", "d", "--tokenizer", "tok", "--phase-sizes", "128"]
     arguments += [ARGUMENTS_FILE, settings_file(listed, tmp_path), "--out", "m.json"]
     monkeypatch.setattr(sys, "argv", ["build_manifest.py", *arguments])
     script.main()

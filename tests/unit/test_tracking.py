@@ -6,6 +6,7 @@ import dataclasses
 import http.server
 import json
 import shutil
+import tempfile
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -18,6 +19,7 @@ from tracker_histories import mlflow_history, mlflow_runs, wandb_history, wandb_
 from snakebert.config_checks import tracking_problems
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError, run_cli
+from snakebert.files.settings_files import settings_file
 from snakebert.files.tracking_settings import read_tracking_settings, write_tracking_settings
 from snakebert.job_arguments import add_arguments
 from snakebert.training.job import TrainingJob, job_from
@@ -100,7 +102,8 @@ def parsed_job(file: str | None, folder: str | None = "logs/tracking/pretrain") 
     `folder` (`--tracking-dir`), beside the flags every job is given."""
     parser = argparse.ArgumentParser()
     add_arguments(parser, TrainingJob)
-    given = ["--manifest", "m", "--tokenizer", "t", "--model", "{}", "--pretrain", "{}", "--backend", "cpu",
+    empty = settings_file({}, Path(tempfile.gettempdir()))  # named by its content: the same file for every test
+    given = ["--manifest", "m", "--tokenizer", "t", "--model", empty, "--pretrain", empty, "--backend", "cpu",
              "--checkpoints", "c"]  # fmt: skip
     given += ["--tracking", file] if file else []
     return job_from(parser.parse_args(given + (["--tracking-dir", folder] if folder else [])))

@@ -19,6 +19,7 @@ from shared_builds import copy_build
 from tiny_corpus import DOCS
 
 from snakebert.data.formats import BATCH_DOCS
+from snakebert.files.settings_files import settings_file
 
 # The `clean` section as the schema fills it in, without strip patterns.
 CLEAN = {
@@ -40,9 +41,9 @@ def ingest(workdir: Path, source: dict, *files: str, clean: dict | None = None) 
         sys.executable,
         str(REPO / "scripts" / "ingest_shard.py"),
         "--source",
-        json.dumps(source, sort_keys=True),
+        settings_file(source, workdir),
         "--clean",
-        json.dumps(clean or CLEAN, sort_keys=True),
+        settings_file(clean or CLEAN, workdir),
         "--shard",
         "0",
         "--out",

@@ -16,7 +16,7 @@ from snakemake.utils import update_config
 from tiny_corpus import DOCS, write_text_corpus
 
 from snakebert.config_validation import validate_config
-from snakebert.files.settings_files import ARGUMENTS_FILE, expand_arguments
+from snakebert.files.settings_files import ARGUMENTS_FILE, expand_arguments, read_settings
 from snakebert.finetune.plan import models, task_job_count
 
 MAX_ARG_STRLEN = 128 * 1024
@@ -89,6 +89,16 @@ def test_no_command_grows_with_the_shards_rates_seeds_folds_or_tasks(plans):
     for rule, commands in large.items():
         assert max(map(len, commands)) <= longest[rule] + 16, rule  # a shard index's digits
         assert max(map(len, commands)) < MAX_ARG_STRLEN // 32, rule
+
+
+def test_no_command_carries_a_config_sections_json(plans):
+    """A section reaches its job as a settings file named by its content: the printed command stays readable."""
+    workdir, config, commands, _ = plans["large"]
+    printed = [command for found in commands.values() for command in found]
+    assert [command for command in printed if "{" in command or "[" in command] == []
+    training = shlex.split(commands["pretrain"][0].split(" > ", 1)[0])
+    settings = read_settings(str(workdir / training[training.index("--pretrain") + 1]))
+    assert settings.items() >= config["pretrain"].items()
 
 
 def test_each_job_reads_its_whole_lists_from_its_file(plans):

@@ -15,6 +15,7 @@ from torch.distributed import TCPStore
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
+from snakebert.files.settings_files import settings_file
 from snakebert.training.allocation import rendezvous_port
 from snakebert.training.block_dataset import EpochSampler, split_indices
 
@@ -51,8 +52,8 @@ def run_on_two_nodes(folder, script: str, data, settings: dict, *arguments: str)
     command = [
         sys.executable, str(REPO / "scripts/torch_spawn.py"), "--nodes", "2", "--nproc_per_node", "1",
         str(REPO / "scripts" / script), "--backend", "cpu", "--world-size", "2", "--manifest", str(data.manifest),
-        "--tokenizer", str(data.tokenizer), "--model", json.dumps(TINY_TRAINING["model"]),
-        "--pretrain", json.dumps(settings), "--threads", "1", *arguments,
+        "--tokenizer", str(data.tokenizer), "--model", settings_file(TINY_TRAINING["model"], folder),
+        "--pretrain", settings_file(settings, folder), "--threads", "1", *arguments,
     ]  # fmt: skip
     with contextlib.ExitStack() as files:
         job = files.enter_context(held_rendezvous())
@@ -118,7 +119,7 @@ def test_a_calibration_on_two_nodes_times_the_two_rank_run_and_keeps_no_checkpoi
     data = build_tiny_data(tmp_path)
     settings = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
     burst = {"warmup_steps": 2, "steps": 4, "price_per_node_hour": 1.0}
-    arguments = ("--checkpoints", "checkpoints", "--calibration", json.dumps(burst), "--nodes", "2")
+    arguments = ("--checkpoints", "checkpoints", "--calibration", settings_file(burst, tmp_path), "--nodes", "2")
     run_on_two_nodes(tmp_path, "calibrate.py", data, settings, *arguments, "--out", "calibration.json")
     result = json.loads((tmp_path / "calibration.json").read_text())
     assert (result["world_size"], result["nodes"], result["global_batch_size"]) == (2, 2, 16)

@@ -18,6 +18,7 @@ from tracker_histories import mlflow_history, mlflow_runs, wandb_history, wandb_
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import STOPPED_EXIT
+from snakebert.files.settings_files import settings_file
 from snakebert.files.tracking_settings import write_tracking_settings
 from snakebert.training.checkpoints import COMPLETE_FILE
 
@@ -43,7 +44,8 @@ def torchrun(data, folder, harness: tuple[str, ...] = (), trackers: tuple[str, .
     return [
         sys.executable, str(REPO / "scripts/torch_spawn.py"), "--nproc_per_node", "2", *script,
         "--backend", "cpu", "--world-size", "2", "--manifest", str(data.manifest), "--tokenizer", str(data.tokenizer),
-        "--model", json.dumps(TINY_TRAINING["model"]), "--pretrain", json.dumps(SETTINGS), "--threads", "1",
+        "--model", settings_file(TINY_TRAINING["model"], folder), "--pretrain", settings_file(SETTINGS, folder),
+        "--threads", "1",
         "--checkpoints", str(folder / "checkpoints"), "--tracking", tracking,
         "--tracking-dir", str(folder / "logs/tracking"),
         "--out", str(folder / "model"),

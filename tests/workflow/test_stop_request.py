@@ -13,6 +13,7 @@ from helpers import REPO, TINY_TRAINING, build_tiny_data, snakemake_env
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import STOPPED_EXIT
+from snakebert.files.settings_files import settings_file
 from snakebert.training.checkpoints import COMPLETE_FILE
 from snakebert.training.stop_request import StopRequest
 
@@ -30,7 +31,8 @@ def pretrain_command(data, folder, **settings) -> list[str]:
     return [
         sys.executable, str(REPO / "scripts/pretrain.py"), "--backend", "cpu", "--world-size", "1",
         "--manifest", str(data.manifest), "--tokenizer", str(data.tokenizer),
-        "--model", json.dumps(TINY_TRAINING["model"]), "--pretrain", json.dumps({**SETTINGS, **settings}),
+        "--model", settings_file(TINY_TRAINING["model"], folder),
+        "--pretrain", settings_file({**SETTINGS, **settings}, folder),
         "--threads", "1",
         "--checkpoints", str(folder / "checkpoints"), "--out", str(folder / "model"),
     ]  # fmt: skip
