@@ -62,7 +62,7 @@ def rules_with_arguments_files() -> dict[str, str]:
 
 def test_every_script_given_an_arguments_file_reads_it():
     scripts = rules_with_arguments_files()
-    assert {"build_manifest", "choose_rate", "summarize_finetune", "push_to_hub"} <= set(scripts)  # the rules were found
+    assert {"build_manifest", "choose_rate", "summarize_finetune", "push_to_hub"} <= set(scripts)  # the rules, found
     for rule, name in scripts.items():
         assert "parse_arguments(parser)" in (REPO / "scripts" / f"{name}.py").read_text(), rule
 
