@@ -1,11 +1,12 @@
 """How close `snakemake calibrate` projects a pretraining run: calibrate, run pretrain, calibrate again, side by side
 in one working directory, and compare both projections with the run they project.
 
-    python bench/calibration.py [--steps 1000] [--calibrate-steps 30] [--speeches N] [--workdir DIR]
+    python bench/calibration.py [--steps 1000] [--calibrate-steps 30] [--speeches N] [--settings FILE] [--workdir DIR]
 
 The default config (the embedded corpus, the small default BERT, blocks of 512) with `pretrain.max_steps` set to
 --steps, on this machine's CPU (with --speeches, the first N speeches alone, as a `files` source with a vocabulary
-of 2,000: a smoke test's corpus). The run's actual time is the trainer's train_runtime (the training loop with its
+of 2,000: a smoke test's corpus; with --settings, a YAML file's config sections under the bench's own: a smoke
+test's tiny model). The run's actual time is the trainer's train_runtime (the training loop with its
 evaluations and checkpoints) and the job's wall time from Snakemake's benchmark file (benchmarks/pretrain.tsv).
 """
 
@@ -19,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 import yaml
+from snakemake.utils import update_config
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -42,6 +44,7 @@ def main() -> None:
     parser.add_argument("--calibrate-steps", type=int, default=30, help="calibrate.steps")
     parser.add_argument("--warmup", type=int, default=10, help="calibrate.warmup_steps")
     parser.add_argument("--speeches", type=int, default=None, help="only the first N speeches (smoke tests)")
+    parser.add_argument("--settings", help="a YAML file of config settings, under the bench's own (smoke tests)")
     parser.add_argument("--workdir", help="a folder to keep the run in (default: a temporary one)")
     args = parser.parse_args()
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench-calibration-"))
@@ -56,6 +59,10 @@ def main() -> None:
             shutil.copy(file, workdir / "corpus" / Path(file).name)
         settings["sources"] = [{"name": "sotu", "type": "files", "paths": ["corpus/*.txt"], "format": "text"}]
         settings["tokenizer"] = {"vocab_size": 2000}
+    if args.settings:
+        given = yaml.safe_load(Path(args.settings).read_text())
+        update_config(given, settings)
+        settings = given
     (workdir / "bench-config.yaml").write_text(yaml.safe_dump(settings))
     snakemake(workdir, "results/dataset/manifest.json")
     before = calibration(workdir)

@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 import pytest
-from helpers import REPO
+import yaml
+from helpers import REPO, TINY_TRAINING
 from transformers import BertConfig, BertModel
 
 
@@ -101,9 +102,12 @@ def test_static_shapes_bench_reports_losses_and_speeds_of_both_paths(data_half):
 
 
 def test_calibration_bench_compares_both_projections_with_the_run(tmp_path):
+    tiny = {"model": {**TINY_TRAINING["model"], "max_position_embeddings": 128}, "data": {"block_size": 16},
+            "pretrain": {"phases": [], "per_device_train_batch_size": 8}}  # fmt: skip
+    (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(tiny))
     report = run_bench(
         "bench/calibration.py", "--steps", "12", "--calibrate-steps", "3", "--warmup", "2", "--speeches", "8",
-        "--workdir", str(tmp_path),
+        "--settings", str(tmp_path / "tiny.yaml"), "--workdir", str(tmp_path),
     )  # fmt: skip
     assert report["steps"] == 12 and report["actual_wall_seconds"] > report["actual_train_seconds"] > 0
     for name in ("calibration_before", "calibration_after"):
