@@ -10,6 +10,7 @@ GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
 
 from snakebert.code_digest import CodeDigests
 from snakebert.data import manifest as data_manifest
+from snakebert.data.manifest_view import MANIFEST_FILE
 from snakebert.data.shards import declared_input, shard_name
 from snakebert.data.sources import plan_source
 from snakebert.errors import DataError
@@ -226,7 +227,7 @@ def training_inputs():
     """What pretrain and calibrate read: the data set, the tokenizer, the Gaudi config, a `model.init_from` folder and
     the `tracking` section (ancient: a changed one reruns nothing)."""
     return {
-        "manifest": "results/dataset/manifest.json",
+        "manifest": MANIFEST_FILE,
         "tokenizer": "results/tokenizer",
         "blocks": corpus_shards("results/blocks/{source}/{shard}.arrow"),
         "phase_blocks": phase_packings("arrow"),

@@ -1,6 +1,6 @@
 rule plot_data:
     input:
-        manifest="results/dataset/manifest.json",
+        manifest=MANIFEST_FILE,
         tokens=corpus_shards("results/tokens/{source}/{shard}.arrow"),
     output:
         report(
@@ -68,7 +68,7 @@ rule plot_downstream:
 
 rule report_summary:
     input:
-        manifest="results/dataset/manifest.json",
+        manifest=MANIFEST_FILE,
         model=MODEL_FOLDER,
         metrics=EVAL_METRICS,
         probes=fill_mask_targets(),
