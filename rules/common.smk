@@ -23,6 +23,7 @@ from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
 from snakebert.training.base_model import INIT_FROM
+from snakebert.training.calibration_file import CALIBRATION_FILE
 from snakebert.training.eval_metrics import EVAL_METRICS
 from snakebert.training.fill_mask_results import FILL_MASK_RESULTS
 from snakebert.training.job import evaluation_masking

@@ -87,7 +87,7 @@ rule report_summary:
     params:
         script=script("report_summary.py"),
         code=code("report_summary.py"),
-        calibration="results/calibration.json",  # read when it exists; not an input, so never waited for
+        calibration=CALIBRATION_FILE,  # read when it exists; not an input, so never waited for
         arguments=arguments_file({"--finetune": "finetune", "--": "probes"}),
     shell:
         "python {params.script} --manifest {input.manifest} --model {input.model}"
