@@ -1,7 +1,8 @@
 """The files pretraining's jobs hand on (training_metrics.json, the evaluation's metrics, the fill-mask probes'
 results and the calibration's projection): each has one module, its path, its typed view, its writer and its reader.
 The view writes back the very bytes it was read from; an old or foreign file is refused naming the file and the key;
-and no other module of the workflow spells the file's path or a key of it."""
+and no other module of the workflow spells the file's path or a key of it. The log history (log_history.json), whose
+entries hold keys that vary, has its module too, with its name, writer and reader, and no view."""
 
 import copy
 import json
@@ -14,7 +15,7 @@ from helpers import EVAL_METRICS, TRAINING_METRICS, spelled_elsewhere
 
 from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
-from snakebert.training import calibration_file, eval_metrics, fill_mask_results, training_metrics
+from snakebert.training import calibration_file, eval_metrics, fill_mask_results, log_history, training_metrics
 
 NOT_TRAINED_HERE = {"phase": 1, "block_size": 8, "first_step": 1, "last_step": 40, "global_batch_size": None,
                     "predictions_per_block": 1, "peak_learning_rate": 0.001, "trained_here": False}  # fmt: skip
@@ -42,7 +43,6 @@ BURST = {"phase": 1, "block_size": 8, "backend": "cpu", "world_size": 1, "global
          "projected_node_hours": 0.0034, "projected_cost": 0.0068}  # fmt: skip
 SECOND_BURST = {**BURST, "phase": 2, "block_size": 16, "global_batch_size": 8, "max_steps": 20}
 CALIBRATION = {**SECOND_BURST, "max_steps": 60, "phases": [BURST, SECOND_BURST]}
-UNPRICED = {**CALIBRATION, "price_per_node_hour": None, "projected_cost": None, "phases": [BURST]}
 
 
 def in_model_folder(folder: Path) -> tuple[str, Path]:
@@ -73,10 +73,6 @@ FILES = {
     ),
     "calibration": (
         calibration_file, calibration_file.Calibration, CALIBRATION, named("calibration.json"),
-        calibration_file.read_calibration, calibration_file.write_calibration, "calibration",
-    ),
-    "calibration without a price": (
-        calibration_file, calibration_file.Calibration, UNPRICED, named("calibration.json"),
         calibration_file.read_calibration, calibration_file.write_calibration, "calibration",
     ),
 }  # fmt: skip
@@ -111,6 +107,7 @@ PATHS = {
     eval_metrics: (eval_metrics.EVAL_METRICS,),
     fill_mask_results: (fill_mask_results.FILL_MASK_RESULTS,),
     calibration_file: (calibration_file.CALIBRATION_FILE,),
+    log_history: (log_history.FILE_NAME,),
 }
 
 
@@ -198,3 +195,35 @@ def test_each_skipped_key_is_a_key_of_one_of_the_files():
 @pytest.mark.parametrize("module", PATHS, ids=lambda module: module.__name__)
 def test_no_other_module_spells_the_files_path(module):
     assert spelled_elsewhere(module, [re.escape(path) for path in PATHS[module]]) == {}
+
+
+HISTORY = [
+    {"loss": 5.1, "grad_norm": 1.25, "learning_rate": 0.001, "epoch": 0.5, "phase": 1, "step": 10},
+    {"eval_loss": 5.0, "eval_runtime": 0.5, "epoch": 0.5, "step": 10},
+    {"train_runtime": 1.5, "train_loss": 5.05, "epoch": 1.0, "step": 20},
+]
+
+
+def test_the_log_history_is_written_as_the_trainer_logged_it_and_read_back_whole(tmp_path):
+    log_history.write_log_history(tmp_path, HISTORY)
+    assert (tmp_path / "log_history.json").read_text() == json.dumps(HISTORY, indent=1) + "\n"
+    assert log_history.read_log_history(tmp_path) == HISTORY
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ({"step": 10}, "TypeError('a list of logged steps expected, found dict')"),
+        ([HISTORY[0], {"loss": 5.0}], """its entry 1, {"loss": 5.0}, has no integer step"""),
+        ([{"loss": 5.0, "step": 10.0}], "its entry 0,"),  # a hand edit
+        ([{"loss": 5.0, "step": True}], "its entry 0,"),
+        ([[10, 5.0]], "its entry 0, [10, 5.0], has no integer step"),
+    ],
+)
+def test_a_log_history_that_is_not_a_list_of_logged_steps_is_refused_naming_the_entry(written, said, tmp_path):
+    path = tmp_path / "log_history.json"
+    path.write_text(json.dumps(written))
+    with pytest.raises(DataError) as refused:
+        log_history.read_log_history(tmp_path)
+    assert str(refused.value).startswith(f"{path}: not a log history of this workflow (")
+    assert said in str(refused.value) and "rerun to rebuild it" in str(refused.value)
