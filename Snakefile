@@ -10,6 +10,7 @@ sys.path.insert(0, workflow.basedir)  # the snakebert package, as the scripts fi
 
 from snakebert.config_resolution import resolved_config
 from snakebert.config_validation import ConfigError
+from snakebert.files.tracking_settings import write_tracking_settings
 from snakebert.slurm_requeue import interval_seconds, start_watching
 
 
@@ -21,6 +22,9 @@ try:
     REQUEUE_WATCH_SECONDS = interval_seconds()
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
+# The `tracking` section, an input of the training jobs at one path that they declare ancient: a tracker changes what
+# a run reports, never what it computes, so turning one on or off reruns nothing (files/tracking_settings.py).
+write_tracking_settings(config["tracking"])
 
 
 report: "report/workflow.rst"

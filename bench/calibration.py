@@ -24,7 +24,10 @@ from snakemake.utils import update_config
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from snakebert.data.manifest_view import MANIFEST_FILE  # noqa: E402
 from snakebert.data.shards import embedded_files  # noqa: E402
+from snakebert.training.calibration_file import CALIBRATION_FILE, Calibration, read_calibration  # noqa: E402
+from snakebert.training.training_metrics import MODEL_FOLDER, read_training_metrics  # noqa: E402
 
 
 def snakemake(workdir: Path, *args: str) -> None:
@@ -33,9 +36,9 @@ def snakemake(workdir: Path, *args: str) -> None:
     subprocess.run(command, cwd=workdir, check=True, capture_output=True)
 
 
-def calibration(workdir: Path) -> dict:
+def calibration(workdir: Path) -> Calibration:
     snakemake(workdir, "calibrate", "--forcerun", "calibrate")
-    return json.loads((workdir / "results/calibration.json").read_text())
+    return read_calibration(str(workdir / CALIBRATION_FILE))
 
 
 def main() -> None:
@@ -64,21 +67,21 @@ def main() -> None:
         update_config(given, settings)
         settings = given
     (workdir / "bench-config.yaml").write_text(yaml.safe_dump(settings))
-    snakemake(workdir, "results/dataset/manifest.json")
+    snakemake(workdir, MANIFEST_FILE)
     before = calibration(workdir)
-    snakemake(workdir, "results/model", "--forcerun", "pretrain")
+    snakemake(workdir, MODEL_FOLDER, "--forcerun", "pretrain")
     after = calibration(workdir)
-    training = json.loads((workdir / "results/model/training_metrics.json").read_text())
+    actual = read_training_metrics(workdir / MODEL_FOLDER).train_runtime
     with open(workdir / "benchmarks/pretrain.tsv") as table:
         wall = float(next(csv.DictReader(table, delimiter="\t"))["s"])
-    report = {"steps": args.steps, "actual_train_seconds": training["train_runtime"], "actual_wall_seconds": wall}
+    report = {"steps": args.steps, "actual_train_seconds": actual, "actual_wall_seconds": wall}
     for name, projection in (("before", before), ("after", after)):
         report[f"calibration_{name}"] = {
-            "samples_per_second": projection["samples_per_second"],
-            "projected_train_seconds": projection["projected_train_seconds"],
-            "projected_wall_seconds": projection["projected_wall_seconds"],
-            "train actual/projected": training["train_runtime"] / projection["projected_train_seconds"],
-            "wall actual/projected": wall / projection["projected_wall_seconds"],
+            "samples_per_second": projection.samples_per_second,
+            "projected_train_seconds": projection.projected_train_seconds,
+            "projected_wall_seconds": projection.projected_wall_seconds,
+            "train actual/projected": actual / projection.projected_train_seconds,
+            "wall actual/projected": wall / projection.projected_wall_seconds,
         }
     print(json.dumps(report, indent=1))
 

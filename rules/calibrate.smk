@@ -2,7 +2,7 @@ rule calibrate:
     input:
         **training_inputs(),
     output:
-        "results/calibration.json",
+        CALIBRATION_FILE,
     log:
         "logs/calibrate.log",
     conda:

@@ -1,7 +1,7 @@
 rule model_card:
     input:
         model=MODEL_FOLDER,
-        manifest="results/dataset/manifest.json",
+        manifest=MANIFEST_FILE,
         metrics=EVAL_METRICS,
         finetune=finetune_metrics(),
     output:
@@ -23,7 +23,7 @@ rule model_card:
 
 rule dataset_card:
     input:
-        manifest="results/dataset/manifest.json",
+        manifest=MANIFEST_FILE,
     output:
         "results/cards/dataset/README.md",
     log:

@@ -10,11 +10,12 @@ GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
 
 from snakebert.code_digest import CodeDigests
 from snakebert.data import manifest as data_manifest
-from snakebert.data.shards import declared_input, shard_name
-from snakebert.data.sources import plan_source
+from snakebert.data.manifest_view import MANIFEST_FILE
+from snakebert.data.shards import declared_input
+from snakebert.data.sources import plan_corpus
 from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
-from snakebert.files.tracking_settings import write_tracking_settings
+from snakebert.files.tracking_settings import TRACKING_FILE
 from snakebert.finetune import plan as finetune_plan
 from snakebert.finetune.chosen_file import CHOSEN_FILE
 from snakebert.finetune.metrics_file import METRICS_FILE
@@ -22,6 +23,7 @@ from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES
 from snakebert.training.base_model import INIT_FROM
+from snakebert.training.calibration_file import CALIBRATION_FILE
 from snakebert.training.eval_metrics import EVAL_METRICS
 from snakebert.training.fill_mask_results import FILL_MASK_RESULTS
 from snakebert.training.job import evaluation_masking
@@ -48,20 +50,9 @@ def refused_as_workflow_error(function, *args):
         raise WorkflowError(str(error)) from None
 
 
-def plan_shards():
-    """{source name: {shard name: input files}}, in corpus order, from config and the files found now."""
-    return {
-        source["name"]: {shard_name(index): files for index, files in enumerate(plan_source(source))}
-        for source in config["sources"]
-    }
-
-
 SOURCES = {source["name"]: source for source in config["sources"]}
-SHARDS = refused_as_workflow_error(plan_shards)
+SHARDS = refused_as_workflow_error(plan_corpus, config["sources"])  # {source: {shard: input files}}, in corpus order
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
-# The `tracking` section, an input of the training jobs at one path that they declare ancient: a tracker changes what
-# a run reports, never what it computes, so turning one on or off reruns nothing (files/tracking_settings.py).
-TRACKING_FILE = write_tracking_settings(config["tracking"])
 FINETUNE_MODELS = finetune_plan.models(config["finetune"], config["model"][INIT_FROM])
 
 
@@ -230,7 +221,7 @@ def training_inputs():
     """What pretrain and calibrate read: the data set, the tokenizer, the Gaudi config, a `model.init_from` folder and
     the `tracking` section (ancient: a changed one reruns nothing)."""
     return {
-        "manifest": "results/dataset/manifest.json",
+        "manifest": MANIFEST_FILE,
         "tokenizer": "results/tokenizer",
         "blocks": corpus_shards("results/blocks/{source}/{shard}.arrow"),
         "phase_blocks": phase_packings("arrow"),

@@ -9,7 +9,7 @@ rule build_manifest:
         phase_blocks=phase_packings("arrow"),
         phase_block_stats=phase_packings("json"),
     output:
-        "results/dataset/manifest.json",
+        MANIFEST_FILE,
     log:
         "logs/build_manifest.log",
     conda:

@@ -21,7 +21,7 @@ rule pretrain:
 rule evaluate:
     input:
         model=MODEL_FOLDER,
-        manifest="results/dataset/manifest.json",
+        manifest=MANIFEST_FILE,
     output:
         EVAL_METRICS,
     log:

@@ -1,6 +1,6 @@
 rule plot_data:
     input:
-        manifest="results/dataset/manifest.json",
+        manifest=MANIFEST_FILE,
         tokens=corpus_shards("results/tokens/{source}/{shard}.arrow"),
     output:
         report(
@@ -68,7 +68,7 @@ rule plot_downstream:
 
 rule report_summary:
     input:
-        manifest="results/dataset/manifest.json",
+        manifest=MANIFEST_FILE,
         model=MODEL_FOLDER,
         metrics=EVAL_METRICS,
         probes=fill_mask_targets(),
@@ -87,7 +87,7 @@ rule report_summary:
     params:
         script=script("report_summary.py"),
         code=code("report_summary.py"),
-        calibration="results/calibration.json",  # read when it exists; not an input, so never waited for
+        calibration=CALIBRATION_FILE,  # read when it exists; not an input, so never waited for
         arguments=arguments_file({"--finetune": "finetune", "--": "probes"}),
     shell:
         "python {params.script} --manifest {input.manifest} --model {input.model}"

@@ -6,6 +6,7 @@ cards, and the upload sends exactly them, a card as its repository's README.md."
 import os
 from dataclasses import dataclass
 
+from .data.manifest_view import MANIFEST_FILE
 from .errors import DataError, first_line
 from .training.training_metrics import MODEL_FOLDER
 
@@ -25,7 +26,7 @@ UPLOADS = {
         "dataset_repo",
         "dataset",
         "results",
-        ("results/dataset/manifest.json", "results/blocks/{source}/{shard}.arrow"),
+        (MANIFEST_FILE, "results/blocks/{source}/{shard}.arrow"),
         "results/cards/dataset/README.md",
     ),
     "model": Upload("model_repo", "model", MODEL_FOLDER, (MODEL_FOLDER,), "results/cards/model/README.md"),

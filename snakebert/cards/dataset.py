@@ -1,27 +1,31 @@
 """The data set card (results/cards/dataset/README.md): the manifest's counts, split and provenance (in the card's
 metadata too, under `snakebert`), its block files, and how to read them."""
 
+import os
+
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..data.manifest import read_manifest
-from ..data.manifest_view import Manifest, Provenance
+from ..data.manifest_view import MANIFEST_FILE, Manifest, Provenance
 from ..files.json_views import as_json
+from ..hub import UPLOADS
 from . import bullets, card_text, corpus_sources, markdown_table, section, write_card
 
 SIZE_CATEGORIES = ("n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M", "10M<n<100M", "100M<n<1B", "1B<n<10B",
                    "10B<n<100B", "100B<n<1T", "n>1T")  # fmt: skip
+IN_REPOSITORY = os.path.relpath(MANIFEST_FILE, UPLOADS["dataset"].root)  # the manifest's path in the repository
 MANIFEST = (
-    "`dataset/manifest.json` describes the data set: the block format, each shard's counts and SHA-256, the "
+    f"`{IN_REPOSITORY}` describes the data set: the block format, each shard's counts and SHA-256, the "
     "validation split (per shard, the blocks from `start` to `stop`) and the shuffle seed. The block files, relative "
     "to it:"
 )
-USAGE = """```python
+USAGE = f"""```python
 import json
 import os
 
 from datasets import Dataset, concatenate_datasets
 
-manifest_path = "dataset/manifest.json"  # in this repository's files, or the workflow's results/
+manifest_path = "{IN_REPOSITORY}"  # in this repository's files, or the workflow's results/
 with open(manifest_path) as file:
     manifest = json.load(file)
 folder = os.path.dirname(manifest_path)

@@ -11,6 +11,8 @@ import numpy as np
 from ..errors import DataError
 from ..files.json_views import built
 
+MANIFEST_FILE = "results/dataset/manifest.json"  # build_manifest's output, which training and the report read
+
 
 @dataclass(frozen=True)
 class ManifestShard:

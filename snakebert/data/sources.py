@@ -10,7 +10,7 @@ import pyarrow as pa
 from ..errors import DataError
 from .formats import bounded, read_files
 from .hub_source import read_hub
-from .shards import embedded_files, files_at_open, group_files, source_files
+from .shards import embedded_files, files_at_open, group_files, shard_name, source_files
 from .task_source import read_task_text, task_data
 
 
@@ -58,6 +58,15 @@ def source_type(source: dict) -> SourceType:
 def plan_source(source: dict) -> list[list[str]]:
     """One entry per shard: its input files (a `hub` source has `shards` entries without files)."""
     return source_type(source).plan(source)
+
+
+def plan_corpus(sources: list[dict]) -> dict[str, dict[str, list[str]]]:
+    """{source name: {shard name: its input files}}, in corpus order: the shards of every source, from the files
+    found now."""
+    return {
+        source["name"]: {shard_name(index): files for index, files in enumerate(plan_source(source))}
+        for source in sources
+    }
 
 
 def read_documents(source: dict, files: list[str], shard: int, max_doc_chars: int) -> Iterator[pa.Array]:

@@ -9,8 +9,8 @@ from pathlib import Path
 from ..data.manifest import read_manifest
 from ..data.manifest_view import Manifest
 from ..files.atomic import atomic_path
-from ..files.json_files import read_json
 from ..finetune.metrics_file import read_task_metrics
+from ..training.calibration_file import Calibration, read_calibration
 from ..training.checkpoints import step_ranges
 from ..training.eval_metrics import EvalMetrics, read_eval_metrics
 from ..training.fill_mask_results import FillMaskResults, PromptResult, read_fill_mask_results
@@ -43,24 +43,24 @@ def duration(seconds: float) -> str:
     return f"{seconds:.1f} s" if seconds < 60 else str(timedelta(seconds=round(seconds)))
 
 
-def calibration_rows(calibration: dict | None, training: TrainingMetrics) -> list[tuple[str, str]]:
+def calibration_rows(calibration: Calibration | None, training: TrainingMetrics) -> list[tuple[str, str]]:
     """The calibration's projection against the run, when it projected this launch."""
     if calibration is None:
         return []
     launch = (training.backend, training.world_size, training.global_batch_size, training.steps)
-    if tuple(calibration[key] for key in ("backend", "world_size", "global_batch_size", "max_steps")) != launch:
+    if (calibration.backend, calibration.world_size, calibration.global_batch_size, calibration.max_steps) != launch:
         return [
             (
                 "calibration",
-                f"of another launch ({calibration['backend']}, {calibration['world_size']} ranks, global batch "
-                f"{calibration['global_batch_size']}, {calibration['max_steps']:,} steps): not compared",
+                f"of another launch ({calibration.backend}, {calibration.world_size} ranks, global batch "
+                f"{calibration.global_batch_size}, {calibration.max_steps:,} steps): not compared",
             )
         ]
-    projected, actual = calibration["projected_train_seconds"], training.train_runtime
+    projected, actual = calibration.projected_train_seconds, training.train_runtime
     if actual is None:
-        return [("calibrated throughput", f"{calibration['samples_per_second']:,.1f} samples/s")]
+        return [("calibrated throughput", f"{calibration.samples_per_second:,.1f} samples/s")]
     found = [
-        ("calibrated throughput", f"{calibration['samples_per_second']:,.1f} samples/s"),
+        ("calibrated throughput", f"{calibration.samples_per_second:,.1f} samples/s"),
         (
             "run time: projected / actual",
             f"{duration(projected)} / {duration(actual)} ({actual / projected:.2f}x the projection)",
@@ -68,12 +68,12 @@ def calibration_rows(calibration: dict | None, training: TrainingMetrics) -> lis
     ]
     if training.resumed_from:
         found.append(("note", "the run was resumed: its actual time covers the last session only"))
-    if calibration["projected_cost"] is not None:
+    if calibration.projected_cost is not None:
         found.append(
             (
                 "projected cost",
-                f"{calibration['projected_cost']:,.2f} ({calibration['projected_node_hours']:,.2f} node-hours at "
-                f"{calibration['price_per_node_hour']:,} per node-hour)",
+                f"{calibration.projected_cost:,.2f} ({calibration.projected_node_hours:,.2f} node-hours at "
+                f"{calibration.price_per_node_hour:,} per node-hour)",
             )
         )
     return found
@@ -99,7 +99,7 @@ def segment_steps(segments: tuple[dict, ...]) -> str:
 
 
 def rows(
-    manifest: Manifest, training: TrainingMetrics, evaluation: EvalMetrics, calibration: dict | None
+    manifest: Manifest, training: TrainingMetrics, evaluation: EvalMetrics, calibration: Calibration | None
 ) -> dict[str, list]:
     totals, split = manifest.totals, manifest.split
     sources = sorted({shard.source for shard in manifest.shards})
@@ -192,7 +192,7 @@ def report_summary(
     `finetune`: each task's fine-tuning results."""
     training = read_training_metrics(model_dir)
     evaluation = read_eval_metrics(eval_metrics)
-    projection = read_json(calibration, "calibration") if calibration and Path(calibration).is_file() else None
+    projection = read_calibration(calibration) if calibration and Path(calibration).is_file() else None
     tasks = [read_task_metrics(path) for path in finetune]
     sections = {VERDICTS: [row for results in tasks for row in verdict_rows(results)]} if tasks else {}
     sections |= rows(read_manifest(manifest), training, evaluation, projection)

@@ -1,11 +1,9 @@
 """The report's training curves: training and held-out loss by step, and the learning rate and gradient norm, with
 the boundaries of the sequence-length phases marked."""
 
-import json
-from pathlib import Path
-
 from ..errors import DataError
 from ..training.eval_metrics import read_eval_metrics
+from ..training.log_history import history_path, read_log_history
 from ..training.training_metrics import read_training_metrics
 from .figures import figure, save_svg
 
@@ -16,11 +14,11 @@ def series(history: list[dict], key: str) -> tuple[list[int], list[float]]:
 
 
 def plot_training(model_dir: str, eval_metrics: str, out: str) -> None:
-    history_path = Path(model_dir) / "log_history.json"
-    history = json.loads(history_path.read_text())
+    history = read_log_history(model_dir)
     steps, losses = series(history, "loss")
     if not steps:
-        raise DataError(f"{history_path}: no training loss was logged (pretrain.logging_steps above max_steps?)")
+        logged = history_path(model_dir)
+        raise DataError(f"{logged}: no training loss was logged (pretrain.logging_steps above max_steps?)")
     held_out = read_eval_metrics(eval_metrics)
     phases = read_training_metrics(model_dir).phases
     fig, (loss, schedule) = figure(2)

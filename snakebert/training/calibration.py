@@ -16,8 +16,9 @@ from datetime import timedelta
 import torch
 from transformers import TrainerCallback
 
-from ..files.json_files import write_json
+from ..files.json_views import as_json
 from .backends import rank
+from .calibration_file import Calibration, PhaseProjection, write_calibration
 from .job import TrainingJob
 from .phases import Phase
 from .pretrain import phase_trainer, prepare_run
@@ -65,14 +66,19 @@ def project(
     started: float,
     burst: dict,
     settings: dict,
-    global_batch: int,
     nodes: int,
     price,
     span: tuple[int, int] | None = None,
-) -> dict:
+    *,
+    phase: int,
+    block_size: int,
+    backend: str,
+    world_size: int,
+    global_batch_size: int,
+) -> PhaseProjection:
     """The projection of the run's steps `span` (after step first, up to step last; default: all of
     `settings["max_steps"]`) from the burst's marks (BurstClock), `started` the time the job (or the phase) began,
-    `burst` its {warmup_steps, steps}; `price` per node-hour, or None."""
+    `burst` its {warmup_steps, steps}; `price` per node-hour, or None; the phase's launch by name."""
     first, last = span or (0, settings["max_steps"])
     warmup, steps, max_steps = burst["warmup_steps"], burst["steps"], last - first
     end = warmup + steps
@@ -88,58 +94,63 @@ def project(
         + max(evaluations - 1, 0) * evaluation_seconds
         + checkpoints * checkpoint_seconds
     )
-    return {
-        "global_batch_size": global_batch,
-        "warmup_steps": warmup,
-        "measured_steps": steps,
-        "samples_per_second": global_batch / step_seconds,
-        "seconds_per_step": step_seconds,
-        "warmup_seconds": warmup_seconds,
-        "seconds_per_evaluation": evaluation_seconds,
-        "seconds_per_checkpoint": checkpoint_seconds,
-        "max_steps": max_steps,
-        "evaluations": evaluations,
-        "checkpoints": checkpoints,
+    return PhaseProjection(
+        phase=phase,
+        block_size=block_size,
+        backend=backend,
+        world_size=world_size,
+        global_batch_size=global_batch_size,
+        warmup_steps=warmup,
+        measured_steps=steps,
+        samples_per_second=global_batch_size / step_seconds,
+        seconds_per_step=step_seconds,
+        warmup_seconds=warmup_seconds,
+        seconds_per_evaluation=evaluation_seconds,
+        seconds_per_checkpoint=checkpoint_seconds,
+        max_steps=max_steps,
+        evaluations=evaluations,
+        checkpoints=checkpoints,
         **totals(marks["train_begin"] - started, train_seconds, nodes, price),
-    }
+    )
 
 
 def totals(startup_seconds: float, train_seconds: float, nodes: int, price) -> dict:
-    """The projected time, node-hours and cost of `train_seconds` of training after `startup_seconds`."""
+    """The projected time, node-hours and cost of `train_seconds` of training after `startup_seconds`, as the
+    projection's fields by name."""
     wall_seconds = startup_seconds + train_seconds
     hours = wall_seconds / 3600
-    return {
-        "nodes": nodes,
-        "startup_seconds": startup_seconds,
-        "projected_train_seconds": train_seconds,
-        "projected_wall_seconds": wall_seconds,
-        "projected_wall_time": str(timedelta(seconds=round(wall_seconds))),
-        "price_per_node_hour": price,
-        "projected_node_hours": hours * nodes,
-        "projected_cost": None if price is None else hours * nodes * price,
-    }
+    return dict(
+        nodes=nodes,
+        startup_seconds=startup_seconds,
+        projected_train_seconds=train_seconds,
+        projected_wall_seconds=wall_seconds,
+        projected_wall_time=str(timedelta(seconds=round(wall_seconds))),
+        price_per_node_hour=price,
+        projected_node_hours=hours * nodes,
+        projected_cost=None if price is None else hours * nodes * price,
+    )
 
 
-def combined(phases: list[dict], nodes: int, price) -> dict:
+def combined(phases: list[PhaseProjection], nodes: int, price) -> Calibration:
     """The run's projection from its phases' (with the time of the samples of each phase's steps)."""
-    steps = sum(phase["max_steps"] for phase in phases)
-    step_seconds = sum(phase["max_steps"] * phase["seconds_per_step"] for phase in phases)
-    samples = sum(phase["max_steps"] * phase["global_batch_size"] for phase in phases)
-    startup = sum(phase["startup_seconds"] for phase in phases)
-    train = sum(phase["projected_train_seconds"] for phase in phases)
-    return {
-        **phases[-1],
-        "max_steps": steps,
-        "samples_per_second": samples / step_seconds,
-        "seconds_per_step": step_seconds / steps,
-        "evaluations": sum(phase["evaluations"] for phase in phases),
-        "checkpoints": sum(phase["checkpoints"] for phase in phases),
+    steps = sum(phase.max_steps for phase in phases)
+    step_seconds = sum(phase.max_steps * phase.seconds_per_step for phase in phases)
+    samples = sum(phase.max_steps * phase.global_batch_size for phase in phases)
+    startup = sum(phase.startup_seconds for phase in phases)
+    train = sum(phase.projected_train_seconds for phase in phases)
+    run = replace(
+        phases[-1],
+        max_steps=steps,
+        samples_per_second=samples / step_seconds,
+        seconds_per_step=step_seconds / steps,
+        evaluations=sum(phase.evaluations for phase in phases),
+        checkpoints=sum(phase.checkpoints for phase in phases),
         **totals(startup, train, nodes, price),
-        "phases": phases,
-    }
+    )
+    return Calibration(**vars(run), phases=tuple(phases))
 
 
-def burst(run, phase: Phase, calibration: dict, nodes: int, started: float) -> dict:
+def burst(run, phase: Phase, calibration: dict, nodes: int, started: float) -> PhaseProjection:
     """Time a burst of `phase`'s training (a run of its own: its checkpoint is deleted) and project the phase."""
     length = calibration["warmup_steps"] + calibration["steps"]
     beyond = length + 1  # the run's own evaluations and saves never come
@@ -151,35 +162,34 @@ def burst(run, phase: Phase, calibration: dict, nodes: int, started: float) -> d
     trainer.accelerator.wait_for_everyone()  # every rank has saved its part of the checkpoint
     if trainer.is_world_process_zero():
         shutil.rmtree(trainer.args.output_dir)  # the burst's checkpoint was saved to be timed, not kept
-    price = calibration["price_per_node_hour"]
-    return {
-        "phase": phase.number,
-        "block_size": phase.block_size,
-        "backend": run.job.backend,
-        "world_size": trainer.args.world_size,
-        **project(
-            clock.marks,
-            started,
-            calibration,
-            run.settings,
-            global_batch_size(trainer.args),
-            nodes,
-            price,
-            (phase.start, phase.stop),
-        ),  # fmt: skip
-    }
+    return project(
+        clock.marks,
+        started,
+        calibration,
+        run.settings,
+        nodes,
+        calibration["price_per_node_hour"],
+        (phase.start, phase.stop),
+        phase=phase.number,
+        block_size=phase.block_size,
+        backend=run.job.backend,
+        world_size=trainer.args.world_size,
+        global_batch_size=global_batch_size(trainer.args),
+    )
 
 
-def calibrate(job: TrainingJob, out: str, calibration: dict, nodes: int = 1, started: float | None = None) -> dict:
-    """Run a burst of each phase of `job` and write the projection to `out` (JSON); `calibration`: the `calibrate`
-    config; `started`: the job's start (time.monotonic; default now)."""
+def calibrate(
+    job: TrainingJob, out: str, calibration: dict, nodes: int = 1, started: float | None = None
+) -> Calibration:
+    """Run a burst of each phase of `job` and write the projection to `out` (calibration_file.py); `calibration`: the
+    `calibrate` config; `started`: the job's start (time.monotonic; default now)."""
     started = time.monotonic() if started is None else started
     run = prepare_run(job)
     phases = []
     for phase in run.phases:  # the first phase's start-up is the job's, a later one's its trainer's
         phases.append(burst(run, phase, calibration, nodes, time.monotonic() if phases else started))
     result = combined(phases, nodes, calibration["price_per_node_hour"])
-    print(json.dumps(result, indent=1), flush=True)
+    print(json.dumps(as_json(result), indent=1), flush=True)
     if rank(job.backend) == 0:
-        write_json(out, result)
+        write_calibration(out, result)
     return result

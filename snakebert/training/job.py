@@ -27,7 +27,9 @@ class DeviceJob:
     threads: int = argument("torch's CPU threads (0: torch's default)", int, default=0)
     gaudi_config: str = argument("the GaudiConfig JSON file", default=str(GAUDI_CONFIG))
     on_device: bool = True  # False runs the HPU path's classes on the CPU (the contract tests)
-    trackers: tuple[str, ...] = ()  # the trackers of `tracking` that the job reports to (tracked: from the two below)
+    # The trackers of `tracking` that the job reports to, from the two fields below: stored, not derived on each read,
+    # as tracked() checks once, when the job is built, that each can report (an MLflow server's health check).
+    trackers: tuple[str, ...] = ()
     tracking: dict = argument(
         "the `tracking` config, in the file the workflow writes (files/tracking_settings.py; default: no trackers)",
         read_tracking_settings,

@@ -28,6 +28,7 @@ from .collator import BlockCollator
 from .divergence import StopWhenDiverged, diverged
 from .finished_run import finished_line, keep_finished, kept_finished, save_finished
 from .job import TrainingJob
+from .log_history import write_log_history
 from .masking import predictions_per_block
 from .model import masked_positions_model, model_config, save_masked_lm
 from .phases import Phase, plan_phases
@@ -336,7 +337,7 @@ def save_run(run: Run, trainer, metrics: TrainingMetrics, out: str) -> TrainingM
         with atomic_path(out) as tmp:
             save_masked_lm(trainer, run.tokenizer, tmp)
             write_training_metrics(tmp, metrics)
-            (tmp / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1) + "\n")
+            write_log_history(tmp, trainer.state.log_history)
             if metrics.history:
                 shutil.copytree(run_history(run), tmp / metrics.history)
         keep_finished(Path(out), run.folder)

@@ -300,10 +300,10 @@ def test_calibration_times_a_burst_of_the_gaudi_trainer(tiny_data, tmp_path):
     """GaudiTrainer's own training loop honours the evaluation and checkpoint the burst asks for at its steps."""
     burst = {"warmup_steps": 2, "steps": 4, "price_per_node_hour": None}
     result = calibration.calibrate(hpu_job(tiny_data, tmp_path), str(tmp_path / "calibration.json"), burst)
-    assert (result["backend"], result["measured_steps"], result["max_steps"]) == ("hpu", 4, PRETRAIN["max_steps"])
-    assert result["seconds_per_step"] > 0 and result["seconds_per_evaluation"] > 0
-    assert result["seconds_per_checkpoint"] > 0 and list((tmp_path / "checkpoints").glob("*")) == []
-    assert json.loads((tmp_path / "calibration.json").read_text()) == result
+    assert (result.backend, result.measured_steps, result.max_steps) == ("hpu", 4, PRETRAIN["max_steps"])
+    assert result.seconds_per_step > 0 and result.seconds_per_evaluation > 0
+    assert result.seconds_per_checkpoint > 0 and list((tmp_path / "checkpoints").glob("*")) == []
+    assert json.loads((tmp_path / "calibration.json").read_text()) == as_json(result)
 
 
 def test_a_continued_roberta_base_trains_through_gaudi_trainer_with_one_shape(roberta_data, tmp_path):

@@ -10,11 +10,13 @@ from finetune_data import metrics_json
 from helpers import EVAL_METRICS, TINY_TRAINING, TRAINING_METRICS, run_script
 from huggingface_hub import DatasetCard, ModelCard
 
-from snakebert.cards.dataset import write_dataset_card
+from snakebert.cards.dataset import IN_REPOSITORY, write_dataset_card
 from snakebert.cards.model import write_model_card
 from snakebert.config_defaults import schema_defaults
+from snakebert.data.manifest_view import MANIFEST_FILE
 from snakebert.files.settings_files import settings_file
 from snakebert.finetune.interval import NONE_SCORED, too_few_groups
+from snakebert.hub import UPLOADS, upload_plan
 
 SETTINGS = {**schema_defaults("pretrain"), **TINY_TRAINING["pretrain"]}
 MODEL_CONFIG = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hidden_size": 32,
@@ -246,3 +248,7 @@ def test_a_damaged_manifest_is_named_and_leaves_no_dataset_card(run):
     assert done.returncode == 1
     assert f"error: {run / 'dataset/manifest.json'}: not a readable manifest (" in done.stderr
     assert "Traceback" not in done.stderr and not list(run.glob("*card.md*"))
+
+
+def test_the_data_set_card_names_the_manifest_where_the_upload_puts_it():
+    assert upload_plan(UPLOADS["dataset"], [MANIFEST_FILE]) == {IN_REPOSITORY: MANIFEST_FILE}

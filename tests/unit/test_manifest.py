@@ -5,13 +5,16 @@ outputs are the ones made before the package layout (tests/golden/tiny-data.json
 
 import hashlib
 import json
+import re
 import shutil
 from dataclasses import replace
 from importlib.metadata import version
 
 import pytest
-from helpers import REPO, build_tiny_data
+from helpers import REPO, build_tiny_data, spelled_elsewhere
 
+from snakebert.cards.dataset import IN_REPOSITORY
+from snakebert.data import manifest_view
 from snakebert.data.manifest import (
     FORMAT_VERSION,
     LIBRARIES,
@@ -23,7 +26,7 @@ from snakebert.data.manifest import (
     validation_ranges,
     write_manifest,
 )
-from snakebert.data.manifest_view import Commit, PackedShard, ValidationRange
+from snakebert.data.manifest_view import MANIFEST_FILE, Commit, PackedShard, ValidationRange
 from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
 from snakebert.training.block_dataset import BlockDataset
@@ -187,3 +190,10 @@ def test_a_corpus_the_tokenizer_mostly_cannot_read_is_refused_before_any_block_i
 def test_the_token_stats_count_the_unknown_tokens(tiny_data):
     stats = json.loads((tiny_data.root / "results/tokens/texts/shard-00000.json").read_text())
     assert stats["unknown_tokens"] == 0 and stats["tokens"] > 0
+
+
+def test_no_other_module_spells_the_manifests_path():
+    """The rules, hub.py and the data set card (its path in the Hub repository) take the path from
+    manifest_view.MANIFEST_FILE. A docstring or a help text that mentions the path in a sentence is no hit: the grep
+    finds a path quoted whole, as code spells it."""
+    assert spelled_elsewhere(manifest_view, [re.escape(MANIFEST_FILE), re.escape(IN_REPOSITORY)]) == {}

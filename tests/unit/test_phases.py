@@ -105,15 +105,17 @@ MARKS["saved"] = 17.0  # 0.1 s per step after the warm-up, 0.5 s per evaluation 
 
 def test_a_run_of_two_phases_is_projected_as_the_sum_of_its_phases():
     burst, settings = {"warmup_steps": 10, "steps": 30}, {"max_steps": 1000, "eval_steps": 250, "save_steps": 500}
-    first = project(MARKS, 5.0, burst, settings, 1024, 1, 2.0, (0, 900))
-    second = project({**MARKS, "step_40": 19.0}, 9.0, burst, settings, 256, 1, 2.0, (900, 1000))
-    assert (first["evaluations"], first["checkpoints"], second["evaluations"], second["checkpoints"]) == (3, 1, 1, 1)
-    assert second["seconds_per_step"] == pytest.approx(0.2) and second["max_steps"] == 100
+    launch = {"backend": "cpu", "world_size": 1}
+    first = project(MARKS, 5.0, burst, settings, 1, 2.0, (0, 900), phase=1, block_size=128, global_batch_size=1024,
+                    **launch)  # fmt: skip
+    second = project({**MARKS, "step_40": 19.0}, 9.0, burst, settings, 1, 2.0, (900, 1000), phase=2, block_size=512,
+                     global_batch_size=256, **launch)  # fmt: skip
+    assert (first.evaluations, first.checkpoints, second.evaluations, second.checkpoints) == (3, 1, 1, 1)
+    assert second.seconds_per_step == pytest.approx(0.2) and second.max_steps == 100
     run = combined([first, second], 1, 2.0)
-    assert run["max_steps"] == 1000 and run["phases"] == [first, second]
-    assert run["projected_train_seconds"] == pytest.approx(
-        first["projected_train_seconds"] + second["projected_train_seconds"]
-    )
-    assert run["startup_seconds"] == first["startup_seconds"] + second["startup_seconds"] == 5 + 1
-    assert run["samples_per_second"] == pytest.approx((900 * 1024 + 100 * 256) / (900 * 0.1 + 100 * 0.2))
-    assert run["projected_cost"] == pytest.approx(2.0 * run["projected_wall_seconds"] / 3600)
+    assert run.max_steps == 1000 and run.phases == (first, second)
+    assert (run.phase, run.block_size, run.global_batch_size) == (2, 512, 256)  # the last phase's launch
+    assert run.projected_train_seconds == pytest.approx(first.projected_train_seconds + second.projected_train_seconds)
+    assert run.startup_seconds == first.startup_seconds + second.startup_seconds == 5 + 1
+    assert run.samples_per_second == pytest.approx((900 * 1024 + 100 * 256) / (900 * 0.1 + 100 * 0.2))
+    assert run.projected_cost == pytest.approx(2.0 * run.projected_wall_seconds / 3600)

@@ -15,7 +15,7 @@ from helpers import MAX_DOC_CHARS, REPO, files_source, write_arrow, write_jsonl
 import snakebert.data.shards
 from snakebert.data.formats import BATCH_DOCS
 from snakebert.data.shards import embedded_files, group_files, shard_name, source_files
-from snakebert.data.sources import plan_source, read_documents
+from snakebert.data.sources import plan_corpus, plan_source, read_documents
 from snakebert.errors import DataError
 
 TEXTS = ["first document", "second document, with ünïcödé", "third\ndocument on two lines"]
@@ -323,6 +323,14 @@ def test_hub_plan_has_one_empty_file_list_per_shard():
 def test_shard_names_are_zero_padded():
     assert shard_name(0) == "shard-00000"
     assert shard_name(12) == "shard-00012"
+
+
+def test_the_corpus_plan_names_each_sources_shards_in_corpus_order():
+    sotu = {"name": "sotu", "type": "embedded", "corpus": "sotu", "shard_mb": 4}
+    plan = plan_corpus([hub_source("someone/corpus", shards=2), sotu])
+    assert list(plan) == ["hub", "sotu"] and plan["hub"] == {"shard-00000": [], "shard-00001": []}
+    assert list(plan["sotu"]) == [shard_name(index) for index in range(len(plan["sotu"]))]
+    assert list(plan["sotu"].values()) == plan_source(sotu)
 
 
 def test_group_files_keeps_order_and_bounds_each_group(tmp_path):

@@ -1,7 +1,8 @@
-"""The files pretraining's jobs hand on (training_metrics.json, the evaluation's metrics and the fill-mask probes'
-results): each has one module, its path, its typed view, its writer and its reader. The view writes back the very
-bytes it was read from; an old or foreign file is refused naming the file and the key; and no other module of the
-workflow spells the file's path or a key of it."""
+"""The files pretraining's jobs hand on (training_metrics.json, the evaluation's metrics, the fill-mask probes'
+results and the calibration's projection): each has one module, its path, its typed view, its writer and its reader.
+The view writes back the very bytes it was read from; an old or foreign file is refused naming the file and the key;
+and no other module of the workflow spells the file's path or a key of it. The log history (log_history.json), whose
+entries hold keys that vary, has its module too, with its name, writer and reader, and no view."""
 
 import copy
 import json
@@ -14,7 +15,7 @@ from helpers import EVAL_METRICS, TRAINING_METRICS, spelled_elsewhere
 
 from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
-from snakebert.training import eval_metrics, fill_mask_results, training_metrics
+from snakebert.training import calibration_file, eval_metrics, fill_mask_results, log_history, training_metrics
 
 NOT_TRAINED_HERE = {"phase": 1, "block_size": 8, "first_step": 1, "last_step": 40, "global_batch_size": None,
                     "predictions_per_block": 1, "peak_learning_rate": 0.001, "trained_here": False}  # fmt: skip
@@ -34,6 +35,14 @@ PROBES = {
     "distinct_top1": 1,
     "most_common_top1": {"token": "the", "prompts": 2},
 }  # fmt: skip
+BURST = {"phase": 1, "block_size": 8, "backend": "cpu", "world_size": 1, "global_batch_size": 16, "warmup_steps": 3,
+         "measured_steps": 12, "samples_per_second": 160.0, "seconds_per_step": 0.1, "warmup_seconds": 3.0,
+         "seconds_per_evaluation": 0.5, "seconds_per_checkpoint": 0.25, "max_steps": 40, "evaluations": 4,
+         "checkpoints": 2, "nodes": 1, "startup_seconds": 5.0, "projected_train_seconds": 7.2,
+         "projected_wall_seconds": 12.2, "projected_wall_time": "0:00:12", "price_per_node_hour": 2,
+         "projected_node_hours": 0.0034, "projected_cost": 0.0068}  # fmt: skip
+SECOND_BURST = {**BURST, "phase": 2, "block_size": 16, "global_batch_size": 8, "max_steps": 20}
+CALIBRATION = {**SECOND_BURST, "max_steps": 60, "phases": [BURST, SECOND_BURST]}
 
 
 def in_model_folder(folder: Path) -> tuple[str, Path]:
@@ -62,18 +71,21 @@ FILES = {
         fill_mask_results, fill_mask_results.FillMaskResults, PROBES, named("probes.json"),
         fill_mask_results.read_fill_mask_results, fill_mask_results.write_fill_mask_results, "probes file",
     ),
+    "calibration": (
+        calibration_file, calibration_file.Calibration, CALIBRATION, named("calibration.json"),
+        calibration_file.read_calibration, calibration_file.write_calibration, "calibration",
+    ),
 }  # fmt: skip
 
 # Keys of these files that legitimately appear as strings elsewhere, each with where and why: another file's key, a
-# config key, a library's own name, or a label of the model card.
+# config key, a library's own name, a key of the training log, or a label of the model card.
 SKIPPED = {
-    "backend": "a config key (pretrain.backend, finetune.backend), calibration.json's and the machine record's",
-    "world_size": "calibration.json's key, and the checkpoint fingerprint's (training/checkpoints.py)",
-    "global_batch_size": "calibration.json's key (training/calibration.py), which the report compares with the run",
+    "backend": "a config key (pretrain.backend, finetune.backend), and the machine record's",
+    "world_size": "the checkpoint fingerprint's key (training/checkpoints.py)",
     "steps": "a config key (calibrate.steps), and a fact of the model card (cards/model.py)",
     "train_runtime": "transformers' own metric of a train() result, which pretrain.py reads",
     "train_samples_per_second": "transformers' own metric of a train() result, which pretrain.py reads",
-    "phases": "a config key (pretrain.phases), and calibration.json's",
+    "phases": "a config key (pretrain.phases)",
     "segments": "the checkpoint's run record holds the same list under that key (training/checkpoints.py)",
     "init_from": "a config key (model.init_from, training/base_model.py's INIT_FROM)",
     "history": "a fact of the model card (cards/model.py)",
@@ -81,11 +93,21 @@ SKIPPED = {
     "perplexity": "the Hub model index's metric type of that name (cards/model.py)",
     "machine": "a key of the fine-tuning results (finetune/)",
     "probes": "a config key (evaluate.probes), and the name of the rules' probe inputs",
+    "phase": "a key of the training log's lines (training/trainers.py), and a pretrain.lr_schedule_scope",
+    "block_size": "a config key (data.block_size, a phase's), and a key of the training log's lines",
+    "warmup_steps": "a config key (pretrain.warmup_steps, calibrate.warmup_steps)",
+    "samples_per_second": "a key of the training log's lines (training/trainers.py)",
+    "max_steps": "a config key (pretrain.max_steps)",
+    "checkpoints": "a folder the workflow writes (data/shards.py), and a params key of the training rules",
+    "nodes": "a rule resource (training/launch_plan.py)",
+    "price_per_node_hour": "a config key (calibrate.price_per_node_hour)",
 }
 PATHS = {
     training_metrics: (training_metrics.MODEL_FOLDER, training_metrics.FILE_NAME),
     eval_metrics: (eval_metrics.EVAL_METRICS,),
     fill_mask_results: (fill_mask_results.FILL_MASK_RESULTS,),
+    calibration_file: (calibration_file.CALIBRATION_FILE,),
+    log_history: (log_history.FILE_NAME,),
 }
 
 
@@ -135,6 +157,9 @@ def damaged(written: dict, key: str, value=None) -> dict:
         ("fill-mask probes", "most_common_top1.prompts", None, "KeyError('prompts')"),
         ("fill-mask probes", "probes.0.predictions.1.probability", None, "KeyError('probability')"),
         ("fill-mask probes", "top_k", "5", "its 'top_k' is '5', not an integer"),
+        ("calibration", "phases.1.seconds_per_step", None, "KeyError('seconds_per_step')"),
+        ("calibration", "phases", None, "KeyError('phases')"),  # written before phases were calibrated
+        ("calibration", "world_size", 1.0, "its 'world_size' is 1.0, not an integer"),
     ],
 )
 def test_an_old_or_foreign_file_is_refused_naming_the_file_and_the_key(name, key, value, said, tmp_path):
@@ -170,3 +195,35 @@ def test_each_skipped_key_is_a_key_of_one_of_the_files():
 @pytest.mark.parametrize("module", PATHS, ids=lambda module: module.__name__)
 def test_no_other_module_spells_the_files_path(module):
     assert spelled_elsewhere(module, [re.escape(path) for path in PATHS[module]]) == {}
+
+
+HISTORY = [
+    {"loss": 5.1, "grad_norm": 1.25, "learning_rate": 0.001, "epoch": 0.5, "phase": 1, "step": 10},
+    {"eval_loss": 5.0, "eval_runtime": 0.5, "epoch": 0.5, "step": 10},
+    {"train_runtime": 1.5, "train_loss": 5.05, "epoch": 1.0, "step": 20},
+]
+
+
+def test_the_log_history_is_written_as_the_trainer_logged_it_and_read_back_whole(tmp_path):
+    log_history.write_log_history(tmp_path, HISTORY)
+    assert (tmp_path / "log_history.json").read_text() == json.dumps(HISTORY, indent=1) + "\n"
+    assert log_history.read_log_history(tmp_path) == HISTORY
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ({"step": 10}, "TypeError('a list of logged steps expected, found dict')"),
+        ([HISTORY[0], {"loss": 5.0}], """its entry 1, {"loss": 5.0}, has no integer step"""),
+        ([{"loss": 5.0, "step": 10.0}], "its entry 0,"),  # a hand edit
+        ([{"loss": 5.0, "step": True}], "its entry 0,"),
+        ([[10, 5.0]], "its entry 0, [10, 5.0], has no integer step"),
+    ],
+)
+def test_a_log_history_that_is_not_a_list_of_logged_steps_is_refused_naming_the_entry(written, said, tmp_path):
+    path = tmp_path / "log_history.json"
+    path.write_text(json.dumps(written))
+    with pytest.raises(DataError) as refused:
+        log_history.read_log_history(tmp_path)
+    assert str(refused.value).startswith(f"{path}: not a log history of this workflow (")
+    assert said in str(refused.value) and "rerun to rebuild it" in str(refused.value)
