@@ -77,17 +77,18 @@ def as_json(view):
     return view
 
 
-def not_this_workflows(path: str, what: str, error: Exception) -> DataError:
+def not_this_workflows(path: str, what: str, error: Exception, remedy: str = "rerun to rebuild it") -> DataError:
     """The refusal of a `what` (a manifest) with a part missing, or not of the kind this workflow writes (`error`
-    says which)."""
-    return DataError(f"{path}: not a {what} of this workflow ({error!r}); rerun to rebuild it")
+    says which), with what makes it anew (`remedy`)."""
+    return DataError(f"{path}: not a {what} of this workflow ({error!r}); {remedy}")
 
 
-def read_view(path: str, what: str, view):
+def read_view(path: str, what: str, view, remedy: str = "rerun to rebuild it"):
     """The `view` (a class with `from_json`) of the JSON file at `path`, a `what`; a damaged file, or one with a key
-    missing or of another kind, is refused naming the file and the key."""
+    missing or of another kind, is refused naming the file and the key, and what makes it anew (`remedy`: a rerun,
+    where the file is an input of the job that reads it)."""
     data = read_json(path, what)
     try:
         return view.from_json(data)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise not_this_workflows(path, what, error) from error
+        raise not_this_workflows(path, what, error, remedy) from error

@@ -58,5 +58,6 @@ def write_calibration(path: str, calibration: Calibration) -> None:
 
 
 def read_calibration(path: str) -> Calibration:
-    """The calibration at `path`; one of another version or program is refused, naming the key at fault."""
-    return read_view(path, "calibration", Calibration)
+    """The calibration at `path`; one of another version or program is refused, naming the key at fault, and what
+    makes it anew: no rerun does, as the report reads it without waiting for it."""
+    return read_view(path, "calibration", Calibration, "`snakemake calibrate` makes it anew, or delete it")
