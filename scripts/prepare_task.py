@@ -16,7 +16,7 @@ def main() -> None:
     parser.add_argument("--task", required=True, help="the task's entry in finetune.tasks, as JSON")
     parser.add_argument("--out", required=True, help="the folder to write")
     args = parser.parse_args()
-    print(json.dumps(prepare_task(json.loads(args.task), args.out)["splits"]))
+    print(json.dumps(prepare_task(json.loads(args.task), args.out).splits))
 
 
 if __name__ == "__main__":

@@ -1,15 +1,32 @@
 """Small labelled data sets for the fine-tuning tests: sentence pairs with classes, single texts with a number,
 sentences of tagged words and SQuAD questions, written as the files a `files` task reads, and local folders laid out
-like GLUE's and CoNLL-2003's on the Hub; and a task's results as summarize_finetune writes them."""
+like GLUE's and CoNLL-2003's on the Hub; a prepared task's description; and a task's results as summarize_finetune
+writes them."""
 
 import json
 from pathlib import Path
 
 from tiny_corpus import DOCS
 
+from snakebert.files.json_views import built
 from snakebert.finetune.interval import NOT_SHOWN
+from snakebert.finetune.task_file import TaskFile
 
 WORDS = [word.strip(".,;:") for doc in DOCS for word in doc.lower().split()]
+
+
+PARTY = {"task": "party", "type": "embedded", "description": "the party of a passage of a speech",
+         "problem": "classification", "labels": ["Democratic", "Republican"], "metrics": ["accuracy", "macro_f1"],
+         "main_metric": "accuracy", "text_pair": False, "tag_scheme": None, "allow_unanswerable": None,
+         "reported_split": "test", "carved": ["test", "validation"], "folds": None, "fold": None,
+         "splits": {}}  # fmt: skip
+
+
+def task_description(**values) -> TaskFile:
+    """A prepared task's description (task.json's view) as the jobs read it: an embedded classification task's, but
+    for `values` (lists as JSON holds them; `main_metric`, where not given, the first of `metrics`)."""
+    given = {**PARTY, **values}
+    return built(TaskFile, {**given, "main_metric": values.get("main_metric", given["metrics"][0])})
 
 
 def pair_rows(count: int) -> list[dict]:

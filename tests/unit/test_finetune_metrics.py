@@ -2,6 +2,7 @@
 median, spread and pretraining gain, and the intervals and verdicts of its comparisons."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -330,7 +331,7 @@ def test_a_test_split_of_one_example_gives_no_interval_and_says_why(tmp_path):
 def test_the_majority_baselines_matthews_correlation_is_undefined(party):
     """The majority class answers one class to every example: its Matthews correlation divides by zero."""
     task, splits = read_task_dir(str(party))
-    found = majority(splits, {**task, "main_metric": "matthews", "metrics": ["matthews", "accuracy"]})
+    found = majority(splits, replace(task, main_metric="matthews", metrics=("matthews", "accuracy")))
     assert found["test"]["matthews"] is found["validation"]["matthews"] is None
     assert found["test"]["accuracy"] == pytest.approx(120 / 216)
 

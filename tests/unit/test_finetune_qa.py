@@ -5,6 +5,7 @@ training step, a question too long for a window refused by split and id before t
 span probe, the summary, whose bootstrap draws articles, and the embedded cloze task."""
 
 import json
+from dataclasses import replace
 
 import pytest
 from finetune_data import squad_articles, write_squad
@@ -71,14 +72,14 @@ def tuned(prepared):
 
 def test_a_squad_file_is_prepared_by_article_with_its_questions_counted(prepared):
     task, splits = read_task_dir(str(prepared[2]))
-    assert task["problem"] == "extractive_qa" and task["allow_unanswerable"] is True and task["labels"] is None
-    assert task["metrics"] == list(QA_METRICS) and task["main_metric"] == "squad_f1"
-    assert task["text_pair"] is True and task["carved"] == ["test", "validation"]
+    assert task.problem == "extractive_qa" and task.allow_unanswerable is True and task.labels is None
+    assert task.metrics == tuple(QA_METRICS) and task.main_metric == "squad_f1"
+    assert task.text_pair is True and task.carved == ("test", "validation")
     groups = {split: set(table.column("group").to_pylist()) for split, table in splits.items()}
     assert [len(found) for found in groups.values()] == [6, 3, 3]
     assert not groups["train"] & groups["validation"] and not groups["train"] & groups["test"]
     for split, table in splits.items():
-        counts = task["splits"][split]
+        counts = task.splits[split]
         assert counts["examples"] == counts["questions"] == len(table) == 5 * len(groups[split])
         assert counts["unanswerable"] == len(groups[split]) and counts["groups"] == len(groups[split])
         for context, answers in zip(table.column("text_pair").to_pylist(), table.column("label").to_pylist(),
@@ -116,12 +117,12 @@ def test_folds_keep_articles_whole_and_pooled_runs_score_answer_texts(tmp_path):
     tested = [read_task_dir(str(tmp_path / "qa" / f"fold-{fold}"))[1]["test"] for fold in (1, 2, 3)]
     articles = [set(table.column("group").to_pylist()) for table in tested]
     assert sum(map(len, articles)) == len(set.union(*articles)) == ARTICLES  # each article tested once, whole
-    assert described["splits"]["test"]["questions"] == 5 * ARTICLES
+    assert described.splits["test"]["questions"] == 5 * ARTICLES
     truth = [answers for table in tested for answers in table.column("label").to_pylist()]
     runs = [{"seed": 1, "fold": fold, "test": {}, "no_answer_threshold": 0.5,
              "predictions": [gold[0]["text"] if gold else "" for gold in table.column("label").to_pylist()]}
             for fold, table in enumerate(tested, 1)]  # fmt: skip
-    [pooled] = pooled_runs(runs, {**described, "task": "qa"}, truth)
+    [pooled] = pooled_runs(runs, replace(described, task="qa"), truth)
     assert pooled["test"] == {"squad_f1": 1.0, "exact_match": 1.0} and len(pooled["predictions"]) == len(truth)
     assert [fold["no_answer_threshold"] for fold in pooled["folds"]] == [0.5] * 3
 
@@ -155,7 +156,7 @@ def test_a_run_answers_with_texts_of_the_context_at_a_threshold_chosen_on_valida
         assert all(isinstance(value, float) and 0 <= value <= 1 for value in result[split].values())
         assert result["classes_predicted"][split] is None
     table = splits["test"]
-    assert len(result["predictions"]) == len(table) == task["splits"]["test"]["questions"]
+    assert len(result["predictions"]) == len(table) == task.splits["test"]["questions"]
     contexts = table.column("text_pair").to_pylist()
     assert all(isinstance(answer, str) and answer in context
                for answer, context in zip(result["predictions"], contexts, strict=True))  # fmt: skip
@@ -263,10 +264,10 @@ def test_the_embedded_cloze_task_blanks_a_name_that_its_context_holds(tmp_path):
     task = {"name": "cloze", "type": "embedded", "task": "sotu-cloze", "questions_per_speech": 1, "recipe": {},
             "split": {"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 0, "folds": None}}  # fmt: skip
     described = prepare_task(task, str(tmp_path / "cloze"))
-    assert described["problem"] == "extractive_qa" and described["allow_unanswerable"] is False
+    assert described.problem == "extractive_qa" and described.allow_unanswerable is False
     _, splits = read_task_dir(str(tmp_path / "cloze"))
     groups = [set(table.column("group").to_pylist()) for table in splits.values()]
-    assert sum(map(len, groups)) == sum(split["questions"] for split in described["splits"].values()) > 240
+    assert sum(map(len, groups)) == sum(split["questions"] for split in described.splits.values()) > 240
     assert not groups[0] & groups[1] and not groups[0] & groups[2] and not groups[1] & groups[2]
     for row in splits["train"].to_pylist():
         assert row["text"].count(BLANK) == 1 and row["label"]

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet
 import pytest
-from finetune_data import write_conll
+from finetune_data import task_description, write_conll
 from finetune_jobs import cpu_job, summarized
 from helpers import save_tiny_model, write_jsonl
 from seqeval.metrics import accuracy_score, f1_score, precision_score, recall_score
@@ -144,9 +144,9 @@ def test_a_tagging_file_is_prepared_by_document_with_list_columns_and_word_count
     described = prepare_task(tagging_task(path, file_format), str(tmp_path / "names"))
     task, splits = read_task_dir(str(tmp_path / "names"))
     assert task == described
-    assert task["problem"] == "token_classification" and task["tag_scheme"] == "iob2"
-    assert task["labels"] == TAGS and task["metrics"] == list(TAG_METRICS) and task["main_metric"] == "entity_f1"
-    assert task["text_pair"] is False and task["carved"] == ["test", "validation"]
+    assert task.problem == "token_classification" and task.tag_scheme == "iob2"
+    assert list(task.labels) == TAGS and task.metrics == tuple(TAG_METRICS) and task.main_metric == "entity_f1"
+    assert task.text_pair is False and task.carved == ("test", "validation")
     groups = {split: table.column("group").to_pylist() for split, table in splits.items()}
     assert [len(set(found)) for found in groups.values()] == [3, 3, 6]
     assert not set(groups["train"]) & set(groups["validation"]) and not set(groups["train"]) & set(groups["test"])
@@ -159,8 +159,8 @@ def test_a_tagging_file_is_prepared_by_document_with_list_columns_and_word_count
         assert pa.types.is_integer(table.schema.field("label").type.value_type)
         kept = [doc for name, doc in zip(names, docs, strict=True) if name in groups[split]]
         expected = [words for doc in kept for words in doc]  # whole documents, in file order
-        assert as_tags(table, task["labels"]) == expected
-        counts = task["splits"][split]
+        assert as_tags(table, task.labels) == expected
+        counts = task.splits[split]
         tags = [tag for words in expected for _, tag in words]
         assert counts["examples"] == len(expected) == SENTENCES * len(kept) and counts["groups"] == len(kept)
         assert counts["words"] == len(tags) and counts["tag_counts"] == {tag: tags.count(tag) for tag in TAGS}
@@ -175,7 +175,7 @@ def test_the_three_formats_give_the_same_sentences_and_counts(tmp_path):
         found[file_format] = prepare_task(tagging_task(write(tmp_path / file_format, documents()), file_format),
                                           str(tmp_path / file_format / "names"))  # fmt: skip
     counts = [{split: {key: value for key, value in split_counts.items() if key != "sha256"}
-               for split, split_counts in described["splits"].items()} for described in found.values()]  # fmt: skip
+               for split, split_counts in described.splits.items()} for described in found.values()]  # fmt: skip
     assert counts[0] == counts[1] == counts[2]
 
 
@@ -257,7 +257,7 @@ def test_every_tagging_step_has_the_same_shapes(prepared, tmp_path):
     sentences' lengths."""
     run = job(prepared, tmp_path)
     task, tables = read_task_dir(run.task_dir)
-    tokenizer = load_tokenizer(run.source, run.name, PROBLEMS[task["problem"]].tokenizer_options)
+    tokenizer = load_tokenizer(run.source, run.name, PROBLEMS[task.problem].tokenizer_options)
     splits = {split: WordWindows(table, tokenizer, MAX_LENGTH, 8) for split, table in tables.items()}
     trainer = build_trainer(run, task, load_model(run, task), splits, tmp_path / "run")
     batches = list(trainer.get_train_dataloader())
@@ -276,7 +276,7 @@ def test_a_run_scores_entities_predicts_a_tag_per_word_and_gives_the_same_bytes_
         assert isinstance(result["classes_predicted"][split], int)
         assert 1 <= result["classes_predicted"][split] <= len(TAGS)
     truth = splits["test"].column("label").to_pylist()
-    assert len(result["predictions"]) == len(truth) == task["splits"]["test"]["examples"]
+    assert len(result["predictions"]) == len(truth) == task.splits["test"]["examples"]
     assert [len(found) for found in result["predictions"]] == [len(words) for words in truth]
     assert all(tag in range(len(TAGS)) for found in result["predictions"] for tag in found)
     scored = PROBLEMS["token_classification"].scores(list(TAG_METRICS), truth, result["predictions"], task)
@@ -296,7 +296,7 @@ def test_the_baselines_of_a_tagging_task_are_the_majority_tag_and_each_words_tag
     assert set(found) == {"majority", "word_tags"} and json.loads(path.read_text()) == found
     truth = splits["test"].column("label").to_pylist()
     assert found["majority"]["predictions"] == [[0] * len(words) for words in truth]  # O everywhere
-    counts = task["splits"]["test"]
+    counts = task.splits["test"]
     assert counts["tag_counts"]["B-PER"] > 0
     assert found["majority"]["test"] == {"entity_f1": 0.0, "entity_precision": None, "entity_recall": 0.0,
                                          "token_accuracy": counts["tag_counts"]["O"] / counts["words"]}  # fmt: skip
@@ -312,8 +312,7 @@ def split_of(*sentences: list[tuple[str, str]]) -> pa.Table:
 
 
 def test_word_tags_answers_each_words_most_frequent_train_tag_and_the_majority_tag_for_unseen_words():
-    task = {"problem": "token_classification", "labels": TAGS, "tag_scheme": "iob2", "metrics": list(TAG_METRICS),
-            "main_metric": "entity_f1", "reported_split": "test"}  # fmt: skip
+    task = task_description(problem="token_classification", labels=TAGS, tag_scheme="iob2", metrics=list(TAG_METRICS))
     train = split_of(
         [("paris", "B-LOC"), ("is", "O"), ("far", "O")],
         [("paris", "B-PER"), ("hilton", "I-PER"), ("is", "O"), ("paris", "B-LOC")],
@@ -404,7 +403,7 @@ GUESS = [
 
 
 def test_the_bootstrap_draws_sentence_counts_and_scores_entity_f1_anew_on_each_resample():
-    task = {"problem": "token_classification", "labels": TAGS, "tag_scheme": "iob2"}
+    task = task_description(problem="token_classification", labels=TAGS, tag_scheme="iob2", metrics=list(TAG_METRICS))
     truth = [[TAGS.index(tag) for tag in sentence] for sentence in TRUTH]
     runs = {"ours": [[[TAGS.index(tag) for tag in sentence] for sentence in GUESS]], "diverged": [None]}
     drawn_truth, drawn, score = PROBLEMS["token_classification"].resampled("entity_f1", truth, runs, task)

@@ -29,6 +29,7 @@ from snakebert.finetune.job import FinetuneJob, job_from
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.rates import choose_rate, chosen_rate
 from snakebert.finetune.run_folder import remove_finished
+from snakebert.finetune.task_file import TASK_FILE, read_task_file
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
 from snakebert.job_arguments import add_arguments
 from snakebert.training.job import tracked
@@ -303,7 +304,7 @@ def test_a_finished_runs_folders_are_removed_up_to_checkpoints_finetune_and_no_f
 
 
 def test_random_init_has_the_architecture_and_not_the_weights(prepared, tmp_path):
-    task = json.loads((prepared[2] / "task.json").read_text())
+    task = read_task_file(prepared[2] / TASK_FILE)
     pretrained = load_model(job(prepared, tmp_path), task)
     random = load_model(job(prepared, tmp_path, kind="random_init"), task)
     assert pretrained.config.to_diff_dict() == random.config.to_diff_dict()
