@@ -18,6 +18,7 @@ from snakebert.files.tracking_settings import write_tracking_settings
 from snakebert.finetune import plan as finetune_plan
 from snakebert.finetune.chosen_file import CHOSEN_FILE
 from snakebert.finetune.metrics_file import METRICS_FILE
+from snakebert.finetune.run_file import RUN_FILE
 from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES

@@ -30,7 +30,7 @@ rule finetune:
         chosen=finetune_chosen_rate,
         tracking=ancient(TRACKING_FILE),
     output:
-        "results/finetune/{task}/runs/{model}/{rate}/{fold}seed-{seed}.json",
+        RUN_FILE,
     log:
         "logs/finetune/{task}/{model}/{rate}/{fold}seed-{seed}.log",
     benchmark:

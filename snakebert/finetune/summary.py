@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..files.json_files import read_json
+from ..files.json_views import as_json
 from .chosen_file import ChosenRate, read_chosen
 from .examples import GROUP, LABEL
 from .folds import pooled_runs, reported_table
@@ -23,6 +24,7 @@ from .metrics import spread
 from .metrics_file import Bootstrap, Protocol, RateSearch, TaskMetrics, protocol, task_metrics, write_task_metrics
 from .plan import BASE, OWN_MODELS, RANDOM
 from .problems import PROBLEMS
+from .run_file import RunResult, read_run
 from .tag_metrics import READING
 from .task_file import TaskFile, read_task_file
 
@@ -86,17 +88,19 @@ def _comparisons(task: TaskFile, table, models: dict, predictions: dict[str, lis
     }
 
 
-def _at_chosen_rate(runs: list[dict], chosen: ChosenRate) -> list[dict]:
-    """The runs a model reports, those at the rate its search chose, by seed; a seed past the search at another rate
-    is refused (it ran before the search's choice changed)."""
+def _at_chosen_rate(runs: list[RunResult], chosen: ChosenRate) -> list[dict]:
+    """The runs a model reports, those at the rate its search chose, by seed, as their files hold them; a seed past the
+    search at another rate is refused (it ran before the search's choice changed)."""
     rate = chosen.learning_rate
     for run in runs:
-        if run["recipe"]["learning_rate"] != rate and not run["search"]:
+        if run.learning_rate != rate and not run.search:
             raise DataError(
-                f"fine-tuning result of {run['model']!r}, seed {run['seed']}: it ran at the learning rate "
-                f"{run['recipe']['learning_rate']:g}, but its model's search chooses {rate:g} (rerun it)"
+                f"fine-tuning result of {run.model!r}, seed {run.seed}: it ran at the learning rate "
+                f"{run.learning_rate:g}, but its model's search chooses {rate:g} (rerun it)"
             )
-    return sorted((run for run in runs if run["recipe"]["learning_rate"] == rate), key=lambda run: run["seed"])
+    return [
+        as_json(run) for run in sorted((run for run in runs if run.learning_rate == rate), key=lambda run: run.seed)
+    ]
 
 
 def _search_settings(models: dict, grid: list[float], metric: str, folds: int | None) -> RateSearch:
@@ -105,13 +109,18 @@ def _search_settings(models: dict, grid: list[float], metric: str, folds: int | 
     return RateSearch(tuple(grid), max(searched, default=0), "validation", metric)
 
 
+def _machine(found: dict, machines: dict) -> None:
+    """The machine a run names into `machines`, once."""
+    machines.setdefault(json.dumps(found, sort_keys=True), found)
+
+
 def _read_runs(files: list[str], what: str, machines: dict) -> dict[str, list[dict]]:
     """Each model's results, the models in the order they come; every machine they name, once, into `machines`."""
     by_model: dict[str, list[dict]] = {}
     for path in files:
         run = read_json(path, what)
         by_model.setdefault(run["model"], []).append(run)
-        machines.setdefault(json.dumps(run["machine"], sort_keys=True), run["machine"])
+        _machine(run["machine"], machines)
     return by_model
 
 
@@ -129,12 +138,16 @@ def _fine_tuned(
 ) -> tuple[dict, dict]:
     """Each fine-tuned model's entry (its chosen rate, its search, its runs at that rate) and their predictions."""
     chosen = {found.model: found for found in map(read_chosen, chosen_files)}
+    by_model: dict[str, list[RunResult]] = {}
+    for run in map(read_run, run_files):
+        by_model.setdefault(run.model, []).append(run)
+        _machine(run.machine, machines)
     models, predictions = {}, {}
-    for name, runs in _read_runs(run_files, "fine-tuning result", machines).items():
+    for name, runs in by_model.items():
         if name not in chosen:
             raise DataError(f"finetune task {task.task!r}: no learning-rate choice of {name!r} in {chosen_files}")
         search, rate = chosen[name].search, chosen[name].learning_rate
-        models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"], "learning_rate": rate, "search": search}
+        models[name] = {"kind": runs[0].kind, "model": runs[0].source, "learning_rate": rate, "search": search}
         kept = ("best_epoch", "classes_predicted", "no_answer_threshold", "diverged")
         models[name]["runs"], predictions[name] = _reported(_at_chosen_rate(runs, chosen[name]), task, truth, kept)
         models[name]["diverged_runs"] = sum(bool(run.get("diverged")) for run in models[name]["runs"])

@@ -19,7 +19,6 @@ from transformers.utils.logging import disable_progress_bar
 from ..errors import DataError
 from ..files.atomic import naming_a_full_disk
 from ..files.checksum import files_digest
-from ..files.json_files import write_json
 from ..machine import machine
 from ..model_folders import tokenizer_problem, usable_positions
 from ..named_loading import load_named
@@ -36,6 +35,7 @@ from .kinds import RANDOM_INIT
 from .plan import learning_rates
 from .prepare import read_task_dir
 from .problems import PROBLEMS
+from .run_file import RunResult, write_run
 from .run_folder import FolderAtFirstSave, made, remove_emptied, remove_finished
 from .task_file import TaskFile
 
@@ -219,7 +219,7 @@ def best_epoch(trainer, steps_per_epoch: int) -> float:
     return int(trainer.state.best_model_checkpoint.rsplit("-", 1)[1]) / steps_per_epoch
 
 
-def finetune(job: FinetuneJob, out: str) -> dict:
+def finetune(job: FinetuneJob, out: str) -> RunResult:
     """Fine-tune, keep the best epoch on validation, score it; write the result to `out`."""
     disable_progress_bar()
     if job.threads:
@@ -249,12 +249,12 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         except BaseException:
             remove_emptied(folder, own)  # a run that failed before its first checkpoint leaves no folder
             raise
-    write_json(out, result)
+    write_run(out, result)
     remove_finished(folder, own)
-    if result["diverged"]:
+    if result.diverged:
         print(
             f"finetune run of {job.name!r}, seed {job.seed}, diverged at the learning rate "
-            f"{job.recipe['learning_rate']:g}: {result['diverged']}; its scores are left out of the rate search and "
+            f"{job.recipe['learning_rate']:g}: {result.diverged}; its scores are left out of the rate search and "
             "the summary (lower the rates, should every rate diverge)"
         )
     return result
@@ -270,35 +270,37 @@ def held_out_logits(trainer, splits: dict[str, EncodedSplit]) -> dict:
 
 
 def scored(task: TaskFile, splits: dict[str, EncodedSplit], logits: dict, best: float) -> dict:
-    """A run's results: its best epoch, its scores and classes predicted on each held-out split, its predictions on the
-    reported split, and what it fitted on validation (a no-answer threshold) where its problem fits one."""
+    """A run's results (RunResult's fields): its best epoch, its scores and classes predicted on each held-out split,
+    its predictions on the reported split, and what it fitted on validation (a no-answer threshold) where its problem
+    fits one."""
     threshold = with_threshold(task, splits, logits["validation"])
     found = {split: predicted(task, splits[split], outputs) for split, outputs in logits.items()}
-    return {
-        "best_epoch": best,
+    return dict(
+        best_epoch=best,
         **{split: split_scores(task, splits[split], answers) for split, answers in found.items()},
-        "classes_predicted": {split: classes_predicted(task, answers) for split, answers in found.items()},
-        "predictions": as_json(found[task.reported_split]),
-        **({"no_answer_threshold": threshold} if task.allow_unanswerable else {}),
-        "diverged": None,
-    }
+        classes_predicted={split: classes_predicted(task, answers) for split, answers in found.items()},
+        predictions=as_json(found[task.reported_split]),
+        no_answer_threshold=threshold if task.allow_unanswerable else None,
+        diverged=None,
+    )
 
 
 def diverged_result(task: TaskFile, splits: dict[str, EncodedSplit], diverged: str) -> dict:
-    """A diverged run's results: why it diverged, and no best epoch, score, class count or prediction."""
+    """A diverged run's results (RunResult's fields): why it diverged, and no best epoch, score, class count or
+    prediction."""
     held_out = [split for split in splits if split != "train"]
-    return {
-        "best_epoch": None,
+    return dict(
+        best_epoch=None,
         **{split: dict.fromkeys(task.metrics) for split in held_out},
-        "classes_predicted": dict.fromkeys(held_out),
-        "predictions": None,
-        "diverged": diverged,
-    }
+        classes_predicted=dict.fromkeys(held_out),
+        predictions=None,
+        diverged=diverged,
+    )
 
 
 def train_and_score(
     job: FinetuneJob, task: TaskFile, splits: dict[str, EncodedSplit], model, folder: Path, resume, inputs: dict
-) -> dict:
+) -> RunResult:
     """Train in `folder` (from the checkpoint `resume`, if any; `inputs`: its fingerprint's), keep the best epoch on
     validation and score it, or, if the run diverged, say why instead."""
     made(folder)  # the trainer makes it, and another run may be removing the empty folders above it: made here first
@@ -312,15 +314,15 @@ def train_and_score(
     logits = {} if diverged else held_out_logits(trainer, splits)
     diverged = diverged or output_divergence(logits)
     best = None if diverged else best_epoch(trainer, steps_per_epoch(job, task, len(splits["train"])))
-    return {
-        "task": task.task,
-        "model": job.name,
-        "kind": job.kind,
-        "source": job.source,
-        "seed": job.seed,
-        "fold": task.fold,
-        "recipe": job.recipe,
-        "search": job.searching,
+    return RunResult(
+        task=task.task,
+        model=job.name,
+        kind=job.kind,
+        source=job.source,
+        seed=job.seed,
+        fold=task.fold,
+        recipe=job.recipe,
+        search=job.searching,
         **(diverged_result(task, splits, diverged) if diverged else scored(task, splits, logits, best)),
-        "machine": machine(job.backend),
-    }
+        machine=machine(job.backend),
+    )

@@ -7,17 +7,20 @@ import re
 from dataclasses import fields
 
 import pytest
-from finetune_data import metrics_json, task_description
+from finetune_data import metrics_json, run_result, task_description
 from helpers import spelled_elsewhere
 
 from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
-from snakebert.finetune import metrics_file, task_file
+from snakebert.finetune import metrics_file, run_file, task_file
 from snakebert.finetune.metrics_file import METRICS_FILE, TaskMetrics, read_task_metrics, write_task_metrics
+from snakebert.finetune.run_file import RUN_FILE, RunResult, read_run, write_run
 from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE, TaskFile, read_task_file, write_task_file
 
-# Per file: its module, its top-level view, and the keys a grep cannot hold to it, each with the reason.
+# Per file: its module, its top-level view, the keys a grep cannot hold to it, each with the reason, and how many of
+# its keys the grep holds at least (that it still means something).
 CONFIG_TASK_KEY = "also a key of a task's entry in the config (finetune.tasks), which the jobs that read it spell"
+RUN_ENTRY = "also a key of metrics.json's runs, which summary.py and folds.py build from a run's JSON"
 CONTRACTS = {
     "metrics.json": (
         metrics_file,
@@ -34,6 +37,7 @@ CONTRACTS = {
             "tag_scheme": CONFIG_TASK_KEY,
             "linear_probe": "also the config's finetune.linear_probe and the probe jobs' protocol",
         },
+        5,
     ),
     "task.json": (
         task_file,
@@ -51,9 +55,32 @@ CONTRACTS = {
             "fold": "also a key of each run's result and of a pooled run's folds",
             "splits": "a generic word: the prepared task's splits, a report row",
         },
+        4,  # those neither the config nor another file shares
+    ),
+    "a fine-tuning run's result": (
+        run_file,
+        RunResult,
+        {
+            "task": "a generic word: a config section's key, a report row",
+            "model": "a generic word: the config's model section, metrics.json's models' folder",
+            "kind": "also a key of metrics.json's models, which summary.py builds",
+            "source": "a generic word: a config source, a pretraining block's text shard",
+            "seed": RUN_ENTRY,
+            "fold": "also a key of a pooled run's folds (folds.py), of the baselines' and the probe's results",
+            "recipe": "also the config's finetune.recipe (plan.RECIPE_KEY) and the run's fingerprint",
+            "search": "also a key of chosen.json and of metrics.json's models",
+            "best_epoch": RUN_ENTRY,
+            "validation": "a split's name",
+            "test": "a split's name",
+            "classes_predicted": RUN_ENTRY,
+            "predictions": RUN_ENTRY,
+            "no_answer_threshold": RUN_ENTRY,
+            "diverged": RUN_ENTRY,
+            "machine": "also a key of the MLM evaluation's and the linear probe's results",
+        },
+        0,  # every key is also metrics.json's runs' or another file's: the skips' reasons are what is checked
     ),
 }
-MIN_CHECKED = 4  # task.json's keys that neither the config nor another file shares: the test still means something
 
 # Modules that still spell a file's path, each with the reason.
 PATH_SKIPPED = {
@@ -63,18 +90,19 @@ PATH_SKIPPED = {
 
 @pytest.mark.parametrize("name", CONTRACTS)
 def test_no_module_but_the_files_own_spells_one_of_its_keys(name):
-    module, view, skipped = CONTRACTS[name]
+    module, view, skipped, least = CONTRACTS[name]
     keys = [each.name for each in fields(view)]
     assert set(skipped) <= set(keys), "a skipped key the file no longer holds"
     checked = [key for key in keys if key not in skipped]
-    assert len(checked) >= MIN_CHECKED, checked
+    assert len(checked) >= least, checked
     assert spelled_elsewhere(module, checked) == {}
+    assert set(spelled_elsewhere(module, list(skipped))) == set(skipped), "a skip whose reason no longer holds"
 
 
 @pytest.mark.parametrize(
     ("module", "paths"),
-    [(metrics_file, [METRICS_FILE]), (task_file, [TASK_DATA, FOLD_DATA, TASK_FILE])],
-    ids=["metrics.json", "task.json"],
+    [(metrics_file, [METRICS_FILE]), (task_file, [TASK_DATA, FOLD_DATA, TASK_FILE]), (run_file, [RUN_FILE])],
+    ids=["metrics.json", "task.json", "a run's result"],
 )
 def test_no_other_module_spells_the_files_path(module, paths):
     found = spelled_elsewhere(module, [re.escape(path) for path in paths])
@@ -152,3 +180,29 @@ def test_an_older_edited_or_foreign_task_description_is_refused_naming_the_file_
     path.write_text(json.dumps(edited(TASK)))
     with pytest.raises(DataError, match=rf"{re.escape(str(path))}: not a task file of this workflow \(.*{named}"):
         read_task_file(path)
+
+
+def test_a_runs_result_is_written_in_the_files_order_and_read_back_whole(tmp_path):
+    run = run_result(test=None, no_answer_threshold=0.4)  # a task reporting validation, its questions maybe unanswered
+    write_run(str(tmp_path / "seed-1.json"), run)
+    written = json.loads((tmp_path / "seed-1.json").read_text())
+    assert list(written) == [each.name for each in fields(RunResult) if each.name != "test"]
+    assert read_run(str(tmp_path / "seed-1.json")) == run
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        (lambda run: run.pop("diverged"), r"KeyError\('diverged'\)"),  # an older run's
+        (lambda run: run.update(seed=1.0), r"its 'seed' is 1.0, not an integer"),
+        (lambda run: run.update(classes_predicted={"test": 2.0}), r"its 'classes_predicted' is 2.0, not an integer"),
+    ],
+)
+def test_an_older_or_edited_runs_result_is_refused_naming_the_file_and_the_field(tmp_path, edit, named):
+    path = tmp_path / "seed-1.json"
+    run = as_json(run_result())
+    edit(run)
+    path.write_text(json.dumps(run))
+    refusal = rf"{re.escape(str(path))}: not a fine-tuning result of this workflow \(.*{named}"
+    with pytest.raises(DataError, match=refusal):
+        read_run(str(path))

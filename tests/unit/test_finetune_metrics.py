@@ -7,11 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from finetune_data import run_result
 from finetune_jobs import summarized
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from snakebert.errors import DataError
+from snakebert.files.json_views import as_json
 from snakebert.finetune.baselines import majority, run_baselines
 from snakebert.finetune.metrics import scores, spread
 from snakebert.finetune.metrics_file import task_metrics
@@ -129,12 +131,11 @@ def write_runs(folder, predictions: dict[str, list], values: dict[str, list[floa
             path = folder / f"{name}-{rate}-{seed}.json"
             scored = {"macro_f1": value, "accuracy": value}
             tested = scored if test is None else {"macro_f1": test, "accuracy": test}
-            run = {"task": "party", "model": name, "kind": kinds[name], "source": "results/model", "seed": seed,
-                   "recipe": {"learning_rate": rate}, "search": search,
-                   "best_epoch": 1.0, "validation": scored, "test": tested, "predictions": predictions[name],
-                   "machine": {**MACHINE, "cpu_capability": "AVX2" if name == "random" else "AVX512"},
-                   "classes_predicted": {"validation": 2, "test": 1 if value == 0.5 else 2}}  # fmt: skip
-            path.write_text(json.dumps(run))
+            run = run_result(model=name, kind=kinds[name], seed=seed, recipe={"learning_rate": rate}, search=search,
+                             validation=scored, test=tested, predictions=predictions[name],
+                             machine={**MACHINE, "cpu_capability": "AVX2" if name == "random" else "AVX512"},
+                             classes_predicted={"validation": 2, "test": 1 if value == 0.5 else 2})  # fmt: skip
+            path.write_text(json.dumps(as_json(run)))
             paths.append(str(path))
     return paths
 
@@ -440,11 +441,10 @@ def test_folds_are_pooled_seed_by_seed_and_resampled_over_every_group(tmp_path):
         for name, kind, predicted in (("pretrained", "pretrained", truth), ("random", "random_init", [0] * len(truth))):
             for seed in (2, 1):  # the summary orders them
                 fold_score = sklearns(truth, predicted, 2)
-                run = {"task": "party", "model": name, "kind": kind, "source": "results/model", "seed": seed,
-                       "fold": fold, "recipe": {"learning_rate": 3e-3}, "search": True, "best_epoch": float(fold),
-                       "validation": fold_score, "test": fold_score, "predictions": predicted, "machine": MACHINE,
-                       "classes_predicted": {"validation": 2, "test": len(set(predicted))}}  # fmt: skip
-                (tmp_path / f"{name}-{fold}-{seed}.json").write_text(json.dumps(run))
+                run = run_result(model=name, kind=kind, seed=seed, fold=fold, best_epoch=float(fold),
+                                 validation=fold_score, test=fold_score, predictions=predicted, machine=MACHINE,
+                                 classes_predicted={"validation": 2, "test": len(set(predicted))})  # fmt: skip
+                (tmp_path / f"{name}-{fold}-{seed}.json").write_text(json.dumps(as_json(run)))
                 runs.append(str(tmp_path / f"{name}-{fold}-{seed}.json"))
         baseline_files.append(str(tmp_path / f"baselines-{fold}.json"))
         run_baselines(str(folder / f"fold-{fold}"), baseline_files[-1])

@@ -151,20 +151,20 @@ def test_a_run_answers_with_texts_of_the_context_at_a_threshold_chosen_on_valida
 ):
     out, result = tuned
     task, splits = read_task_dir(str(prepared[2]))
-    for split in ("validation", "test"):
-        assert list(result[split]) == list(QA_METRICS)
-        assert all(isinstance(value, float) and 0 <= value <= 1 for value in result[split].values())
-        assert result["classes_predicted"][split] is None
+    for split, scores in (("validation", result.validation), ("test", result.test)):
+        assert list(scores) == list(QA_METRICS)
+        assert all(isinstance(value, float) and 0 <= value <= 1 for value in scores.values())
+        assert result.classes_predicted[split] is None
     table = splits["test"]
-    assert len(result["predictions"]) == len(table) == task.splits["test"]["questions"]
+    assert len(result.predictions) == len(table) == task.splits["test"]["questions"]
     contexts = table.column("text_pair").to_pylist()
     assert all(isinstance(answer, str) and answer in context
-               for answer, context in zip(result["predictions"], contexts, strict=True))  # fmt: skip
-    assert isinstance(result["no_answer_threshold"], float)
+               for answer, context in zip(result.predictions, contexts, strict=True))  # fmt: skip
+    assert isinstance(result.no_answer_threshold, float)
     scored = PROBLEMS["extractive_qa"].scores(list(QA_METRICS), table.column("label").to_pylist(),
-                                              result["predictions"], task)  # fmt: skip
-    assert scored == result["test"]  # the test scores are the predictions'
-    assert result["diverged"] is None and 1 <= result["best_epoch"] <= RECIPE["epochs"]
+                                              result.predictions, task)  # fmt: skip
+    assert scored == result.test  # the test scores are the predictions'
+    assert result.diverged is None and 1 <= result.best_epoch <= RECIPE["epochs"]
     again = prepared[0] / "run-b" / "result.json"
     finetune(job(prepared, prepared[0] / "run-b"), str(again))
     assert again.read_bytes() == out.read_bytes()
@@ -177,7 +177,7 @@ def test_a_v1_run_records_no_threshold(prepared, tmp_path):
     prepare_task(qa_task(str(path), allow_unanswerable=False), str(tmp_path / "qa"))
     run = job(prepared, tmp_path, task_dir=str(tmp_path / "qa"), recipe={**RECIPE, "epochs": 1})
     result = finetune(run, str(tmp_path / "result.json"))
-    assert "no_answer_threshold" not in result and all(result["predictions"])
+    assert result.no_answer_threshold is None and all(result.predictions)
 
 
 def test_a_question_too_long_for_a_window_is_refused_by_split_and_id_before_training(prepared, tmp_path):
@@ -252,7 +252,7 @@ def test_the_summary_holds_the_runs_and_the_sentence_baseline_with_an_interval_o
     compared = found["comparisons"]["squad_sentence"]
     assert compared["metric"] == "squad_f1" and compared["verdict"].startswith("not shown: 3 test groups")
     ours = found["models"]["pretrained"]["runs"][0]
-    assert ours["test"] == tuned[1]["test"] and ours["no_answer_threshold"] == tuned[1]["no_answer_threshold"]
+    assert ours["test"] == tuned[1].test and ours["no_answer_threshold"] == tuned[1].no_answer_threshold
     assert found["linear_probe"]["models"]["pretrained"]["runs"][0]["no_answer_threshold"] is not None
     assert list(found["linear_probe"]["models"]) == ["pretrained", "squad_sentence"]
 

@@ -270,18 +270,18 @@ def test_every_tagging_step_has_the_same_shapes(prepared, tmp_path):
 def test_a_run_scores_entities_predicts_a_tag_per_word_and_gives_the_same_bytes_again(prepared, tuned):
     out, result = tuned
     task, splits = read_task_dir(str(prepared[2]))
-    for split in ("validation", "test"):
-        assert list(result[split]) == list(TAG_METRICS)
-        assert all(value is None or (isinstance(value, float) and 0 <= value <= 1) for value in result[split].values())
-        assert isinstance(result["classes_predicted"][split], int)
-        assert 1 <= result["classes_predicted"][split] <= len(TAGS)
+    for split, scores in (("validation", result.validation), ("test", result.test)):
+        assert list(scores) == list(TAG_METRICS)
+        assert all(value is None or (isinstance(value, float) and 0 <= value <= 1) for value in scores.values())
+        assert isinstance(result.classes_predicted[split], int)
+        assert 1 <= result.classes_predicted[split] <= len(TAGS)
     truth = splits["test"].column("label").to_pylist()
-    assert len(result["predictions"]) == len(truth) == task.splits["test"]["examples"]
-    assert [len(found) for found in result["predictions"]] == [len(words) for words in truth]
-    assert all(tag in range(len(TAGS)) for found in result["predictions"] for tag in found)
-    scored = PROBLEMS["token_classification"].scores(list(TAG_METRICS), truth, result["predictions"], task)
-    assert scored == result["test"]  # the test scores are the predictions'
-    assert result["diverged"] is None and 1 <= result["best_epoch"] <= RECIPE["epochs"]
+    assert len(result.predictions) == len(truth) == task.splits["test"]["examples"]
+    assert [len(found) for found in result.predictions] == [len(words) for words in truth]
+    assert all(tag in range(len(TAGS)) for found in result.predictions for tag in found)
+    scored = PROBLEMS["token_classification"].scores(list(TAG_METRICS), truth, result.predictions, task)
+    assert scored == result.test  # the test scores are the predictions'
+    assert result.diverged is None and 1 <= result.best_epoch <= RECIPE["epochs"]
     again = prepared[0] / "run-b" / "result.json"
     finetune(job(prepared, prepared[0] / "run-b"), str(again))
     assert again.read_bytes() == out.read_bytes()
@@ -378,7 +378,7 @@ def test_the_summary_holds_the_runs_the_baselines_and_the_probe_with_comparisons
                 low, high = compared["interval"]
                 assert -1 <= low < high <= 1 and compared["verdict"] in ("yes", "no", NOT_SHOWN)
     ours = found["models"]["pretrained"]["runs"][0]
-    assert ours["test"] == tuned[1]["test"] and "predictions" not in out.read_text()
+    assert ours["test"] == tuned[1].test and "predictions" not in out.read_text()
     majority_f1 = found["models"]["majority"]["summary"]["entity_f1"]
     assert majority_f1 == {"median": 0.0, "min": 0.0, "max": 0.0, "runs": 1}
     assert [run["seed"] for run in found["linear_probe"]["models"]["pretrained"]["runs"]] == [1, 2]
