@@ -75,9 +75,10 @@ rule choose_rate:
     params:
         script=script("choose_rate.py"),
         code=code("choose_rate.py"),
+        task_file=TASK_FILE,
         arguments=arguments_file({"--learning-rates": learning_rates_json, "--search": "search"}),
     shell:
-        "python {params.script} --task {input.data}/task.json --arguments-file {params.arguments} --out {output}"
+        "python {params.script} --task {input.data}/{params.task_file} --arguments-file {params.arguments} --out {output}"
         " > {log} 2>&1"
 
 
