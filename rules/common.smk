@@ -16,6 +16,7 @@ from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
 from snakebert.files.tracking_settings import write_tracking_settings
 from snakebert.finetune import plan as finetune_plan
+from snakebert.finetune.baselines_file import BASELINES_FILE
 from snakebert.finetune.chosen_file import CHOSEN_FILE
 from snakebert.finetune.metrics_file import METRICS_FILE
 from snakebert.finetune.run_file import RUN_FILE

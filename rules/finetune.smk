@@ -114,7 +114,7 @@ rule finetune_baselines:
     input:
         TASK_DATA,
     output:
-        "results/finetune/{task}/{fold}baselines.json",
+        BASELINES_FILE,
     log:
         "logs/finetune/{task}/{fold}finetune_baselines.log",
     conda:

@@ -1,7 +1,7 @@
 """Small labelled data sets for the fine-tuning tests: sentence pairs with classes, single texts with a number,
 sentences of tagged words and SQuAD questions, written as the files a `files` task reads, and local folders laid out
-like GLUE's and CoNLL-2003's on the Hub; a prepared task's description, a fine-tuning run's result; and a task's
-results as summarize_finetune writes them."""
+like GLUE's and CoNLL-2003's on the Hub; a prepared task's description, a fine-tuning run's and a linear probe's
+result; and a task's results as summarize_finetune writes them."""
 
 import json
 from pathlib import Path
@@ -10,6 +10,7 @@ from tiny_corpus import DOCS
 
 from snakebert.files.json_views import built
 from snakebert.finetune.interval import NOT_SHOWN
+from snakebert.finetune.probe_file import ProbeResult
 from snakebert.finetune.run_file import RunResult
 from snakebert.finetune.task_file import TaskFile
 
@@ -40,6 +41,17 @@ def run_result(**values) -> RunResult:
     """A fine-tuning run's result (its file's view) as train.py writes it: the pretrained model's first run of the
     party task's rate search, but for `values`."""
     return built(RunResult, {**RUN, **values})
+
+
+PROBE = {"task": "party", "model": "pretrained", "kind": "pretrained", "source": "results/model", "seed": 1,
+         "fold": None, "protocol": "linear_probe", "validation": {}, "test": {}, "predictions": [], "strength": 1.0,
+         "machine": RUN["machine"]}  # fmt: skip
+
+
+def probe_result(**values) -> ProbeResult:
+    """A linear probe's result (its file's view) as linear_probe.py writes it: the pretrained model's first seed on the
+    party task, but for `values`."""
+    return built(ProbeResult, {**PROBE, **values})
 
 
 def pair_rows(count: int) -> list[dict]:

@@ -15,7 +15,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from ..files.json_files import write_json
+from .baselines_file import BaselineResult, write_baselines
 from .examples import LABEL, PAIR, TEXT
 from .prepare import read_task_dir
 from .problems import PROBLEMS
@@ -129,9 +129,12 @@ BASELINES = {  # per problem (tests/unit/test_tables.py holds the keys to PROBLE
 }
 
 
-def run_baselines(task_dir: str, out: str) -> dict:
+def run_baselines(task_dir: str, out: str) -> dict[str, BaselineResult]:
     """Every baseline of the task's problem on the prepared task in `task_dir`, written to `out`."""
     task, splits = read_task_dir(task_dir)
-    found = {name: {**baseline(splits, task), "fold": task.fold} for name, baseline in BASELINES[task.problem].items()}
-    write_json(out, found)
+    found = {
+        name: BaselineResult(**baseline(splits, task), fold=task.fold)
+        for name, baseline in BASELINES[task.problem].items()
+    }
+    write_baselines(out, found)
     return found

@@ -13,7 +13,6 @@ import torch
 from transformers import AutoConfig, AutoModel, set_seed
 from transformers.utils.logging import disable_progress_bar
 
-from ..files.json_files import write_json
 from ..machine import machine
 from ..named_loading import load_named
 from .baselines import fitted_on_validation
@@ -21,6 +20,7 @@ from .encoded import EncodedSplit
 from .frozen_states import STRENGTHS, finite, hidden_states
 from .kinds import RANDOM_INIT
 from .prepare import read_task_dir
+from .probe_file import ProbeResult, write_probe
 from .problems import PROBLEMS
 from .span_probe import span_probe
 from .task_file import TaskFile
@@ -73,7 +73,7 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
         if found is None or kind == RANDOM_INIT:
             model = encoder(kind, source, seed, name).to(device)
             found = PROBES[problem.probe](task, tables, splits, model, batch_size, device, name, source)
-        result = {"task": task.task, "model": name, "kind": kind, "source": source, "seed": seed,
-                  "fold": task.fold, "protocol": PROTOCOL, **found, "machine": machine(device)}  # fmt: skip
-        write_json(out, result)
+        result = ProbeResult(task=task.task, model=name, kind=kind, source=source, seed=seed, fold=task.fold,
+                             protocol=PROTOCOL, **found, machine=machine(device))  # fmt: skip
+        write_probe(out, result)
     return found

@@ -6,7 +6,9 @@ once in the model's chosen.json, with the remaining seeds) and what each job is 
 from pathlib import Path
 
 from ..training.training_metrics import MODEL_FOLDER as PRETRAINED_MODEL
+from .baselines_file import BASELINES_FILE
 from .kinds import PRETRAINED, RANDOM_INIT, REFERENCE
+from .probe_file import PROBE_FILE
 from .run_file import RUN_FILE
 
 RANDOM = "random"  # the same architecture from random initialisation, as the results name it
@@ -134,9 +136,9 @@ def task_job_count(task: dict, finetune: dict, model_count: int) -> int:
 
 def linear_probe_runs(task: str, finetune: dict, model: str, fold: str) -> list[str]:
     """A model's linear-probe results on one fold (its path segment), seed by seed (one job writes them all)."""
-    return [f"results/finetune/{task}/probe/{model}/{fold}seed-{seed}.json" for seed in range(1, finetune["seeds"] + 1)]
+    return [PROBE_FILE.format(task=task, model=model, fold=fold, seed=seed) for seed in range(1, finetune["seeds"] + 1)]
 
 
 def baseline_results(task: dict) -> list[str]:
     """The baselines' results on each of the task's folds."""
-    return [f"results/finetune/{task['name']}/{fold}baselines.json" for fold in fold_segments(task)]
+    return [BASELINES_FILE.format(task=task["name"], fold=fold) for fold in fold_segments(task)]

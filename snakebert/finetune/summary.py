@@ -13,8 +13,8 @@ from dataclasses import fields
 from pathlib import Path
 
 from ..errors import DataError
-from ..files.json_files import read_json
 from ..files.json_views import as_json
+from .baselines_file import read_baselines
 from .chosen_file import ChosenRate, read_chosen
 from .examples import GROUP, LABEL
 from .folds import pooled_runs, reported_table
@@ -23,6 +23,7 @@ from .kinds import BASELINE
 from .metrics import spread
 from .metrics_file import Bootstrap, Protocol, RateSearch, TaskMetrics, protocol, task_metrics, write_task_metrics
 from .plan import BASE, OWN_MODELS, RANDOM
+from .probe_file import read_probe
 from .problems import PROBLEMS
 from .run_file import RunResult, read_run
 from .tag_metrics import READING
@@ -109,18 +110,13 @@ def _search_settings(models: dict, grid: list[float], metric: str, folds: int | 
     return RateSearch(tuple(grid), max(searched, default=0), "validation", metric)
 
 
-def _machine(found: dict, machines: dict) -> None:
-    """The machine a run names into `machines`, once."""
-    machines.setdefault(json.dumps(found, sort_keys=True), found)
-
-
-def _read_runs(files: list[str], what: str, machines: dict) -> dict[str, list[dict]]:
-    """Each model's results, the models in the order they come; every machine they name, once, into `machines`."""
-    by_model: dict[str, list[dict]] = {}
-    for path in files:
-        run = read_json(path, what)
-        by_model.setdefault(run["model"], []).append(run)
-        _machine(run["machine"], machines)
+def _by_model(results, machines: dict) -> dict[str, list]:
+    """Each model's `results` (views of runs or probes), the models in the order they come; every machine they name,
+    once, into `machines`."""
+    by_model: dict[str, list] = {}
+    for result in results:
+        by_model.setdefault(result.model, []).append(result)
+        machines.setdefault(json.dumps(result.machine, sort_keys=True), result.machine)
     return by_model
 
 
@@ -138,12 +134,8 @@ def _fine_tuned(
 ) -> tuple[dict, dict]:
     """Each fine-tuned model's entry (its chosen rate, its search, its runs at that rate) and their predictions."""
     chosen = {found.model: found for found in map(read_chosen, chosen_files)}
-    by_model: dict[str, list[RunResult]] = {}
-    for run in map(read_run, run_files):
-        by_model.setdefault(run.model, []).append(run)
-        _machine(run.machine, machines)
     models, predictions = {}, {}
-    for name, runs in by_model.items():
+    for name, runs in _by_model(map(read_run, run_files), machines).items():
         if name not in chosen:
             raise DataError(f"finetune task {task.task!r}: no learning-rate choice of {name!r} in {chosen_files}")
         search, rate = chosen[name].search, chosen[name].learning_rate
@@ -157,15 +149,16 @@ def _fine_tuned(
 def _probed(probe_files: list[str], task: TaskFile, truth, machines: dict) -> tuple[dict, dict]:
     """Each probed model's entry (its runs, seed by seed, with the strength validation chose) and their predictions."""
     models, predictions = {}, {}
-    for name, runs in _read_runs(probe_files, "linear-probe result", machines).items():
-        models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"]}
+    for name, probes in _by_model(map(read_probe, probe_files), machines).items():
+        models[name] = {"kind": probes[0].kind, "model": probes[0].source}
+        runs = [as_json(probe) for probe in probes]
         models[name]["runs"], predictions[name] = _reported(runs, task, truth, ("strength", "no_answer_threshold"))
     return models, predictions
 
 
 def _baselines(baseline_files: list[str], task: TaskFile, truth) -> dict[str, dict]:
     """Each baseline's result on the reported split (pooled over the folds, with folds), with its predictions."""
-    fitted = [read_json(path, "baselines file") for path in baseline_files]
+    fitted = [as_json(read_baselines(path)) for path in baseline_files]
     if not task.folds:
         return fitted[0]
     return {

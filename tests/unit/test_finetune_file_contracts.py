@@ -7,13 +7,15 @@ import re
 from dataclasses import fields
 
 import pytest
-from finetune_data import metrics_json, run_result, task_description
+from finetune_data import metrics_json, probe_result, run_result, task_description
 from helpers import spelled_elsewhere
 
 from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
-from snakebert.finetune import metrics_file, run_file, task_file
+from snakebert.finetune import baselines_file, metrics_file, probe_file, run_file, task_file
+from snakebert.finetune.baselines_file import BASELINES_FILE, BaselineResult, read_baselines, write_baselines
 from snakebert.finetune.metrics_file import METRICS_FILE, TaskMetrics, read_task_metrics, write_task_metrics
+from snakebert.finetune.probe_file import PROBE_FILE, ProbeResult, read_probe, write_probe
 from snakebert.finetune.run_file import RUN_FILE, RunResult, read_run, write_run
 from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE, TaskFile, read_task_file, write_task_file
 
@@ -21,6 +23,7 @@ from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE, TaskFi
 # its keys the grep holds at least (that it still means something).
 CONFIG_TASK_KEY = "also a key of a task's entry in the config (finetune.tasks), which the jobs that read it spell"
 RUN_ENTRY = "also a key of metrics.json's runs, which summary.py and folds.py build from a run's JSON"
+FOLD_ENTRY = "also a key of a pooled run's folds (folds.py) and of a baseline's run in metrics.json (summary.py)"
 CONTRACTS = {
     "metrics.json": (
         metrics_file,
@@ -66,7 +69,7 @@ CONTRACTS = {
             "kind": "also a key of metrics.json's models, which summary.py builds",
             "source": "a generic word: a config source, a pretraining block's text shard",
             "seed": RUN_ENTRY,
-            "fold": "also a key of a pooled run's folds (folds.py), of the baselines' and the probe's results",
+            "fold": FOLD_ENTRY,
             "recipe": "also the config's finetune.recipe (plan.RECIPE_KEY) and the run's fingerprint",
             "search": "also a key of chosen.json and of metrics.json's models",
             "best_epoch": RUN_ENTRY,
@@ -76,9 +79,40 @@ CONTRACTS = {
             "predictions": RUN_ENTRY,
             "no_answer_threshold": RUN_ENTRY,
             "diverged": RUN_ENTRY,
-            "machine": "also a key of the MLM evaluation's and the linear probe's results",
+            "machine": "also a key of the MLM evaluation's results (eval_metrics.py)",
         },
         0,  # every key is also metrics.json's runs' or another file's: the skips' reasons are what is checked
+    ),
+    "a linear probe's result": (
+        probe_file,
+        ProbeResult,
+        {
+            "task": "a generic word: a config section's key, a report row",
+            "model": "a generic word: the config's model section, metrics.json's models' folder",
+            "kind": "also a key of metrics.json's models, which summary.py builds",
+            "source": "a generic word: a config source, a pretraining block's text shard",
+            "seed": RUN_ENTRY,
+            "fold": FOLD_ENTRY,
+            "validation": "a split's name",
+            "test": "a split's name",
+            "predictions": RUN_ENTRY,
+            "strength": RUN_ENTRY,
+            "no_answer_threshold": RUN_ENTRY,
+            "machine": "also a key of the MLM evaluation's results (eval_metrics.py)",
+        },
+        1,
+    ),
+    "baselines.json": (
+        baselines_file,
+        BaselineResult,
+        {
+            "validation": "a split's name",
+            "test": "a split's name",
+            "predictions": RUN_ENTRY,
+            "strength": RUN_ENTRY,
+            "fold": FOLD_ENTRY,
+        },
+        0,  # every key is also metrics.json's runs': the skips' reasons are what is checked
     ),
 }
 
@@ -101,8 +135,14 @@ def test_no_module_but_the_files_own_spells_one_of_its_keys(name):
 
 @pytest.mark.parametrize(
     ("module", "paths"),
-    [(metrics_file, [METRICS_FILE]), (task_file, [TASK_DATA, FOLD_DATA, TASK_FILE]), (run_file, [RUN_FILE])],
-    ids=["metrics.json", "task.json", "a run's result"],
+    [
+        (metrics_file, [METRICS_FILE]),
+        (task_file, [TASK_DATA, FOLD_DATA, TASK_FILE]),
+        (run_file, [RUN_FILE]),
+        (probe_file, [PROBE_FILE]),
+        (baselines_file, [BASELINES_FILE]),
+    ],
+    ids=["metrics.json", "task.json", "a run's result", "a probe's result", "baselines.json"],
 )
 def test_no_other_module_spells_the_files_path(module, paths):
     found = spelled_elsewhere(module, [re.escape(path) for path in paths])
@@ -206,3 +246,45 @@ def test_an_older_or_edited_runs_result_is_refused_naming_the_file_and_the_field
     refusal = rf"{re.escape(str(path))}: not a fine-tuning result of this workflow \(.*{named}"
     with pytest.raises(DataError, match=refusal):
         read_run(str(path))
+
+
+def test_a_probes_result_and_the_baselines_are_written_in_the_files_order_and_read_back_whole(tmp_path):
+    probe = probe_result(test=None, no_answer_threshold=0.4)  # a task reporting validation, questions maybe unanswered
+    write_probe(str(tmp_path / "seed-1.json"), probe)
+    written = json.loads((tmp_path / "seed-1.json").read_text())
+    assert list(written) == [each.name for each in fields(ProbeResult) if each.name != "test"]
+    assert read_probe(str(tmp_path / "seed-1.json")) == probe
+    baselines = {
+        "majority": BaselineResult(validation={"accuracy": 0.5}, test={"accuracy": 0.4}, predictions=[1], fold=2),
+        "tfidf": BaselineResult(validation={"accuracy": 0.7}, predictions=[0], strength=10.0, fold=2),
+    }
+    write_baselines(str(tmp_path / "baselines.json"), baselines)
+    written = json.loads((tmp_path / "baselines.json").read_text())
+    assert [list(found) for found in written.values()] == [
+        ["validation", "test", "predictions", "fold"],
+        ["validation", "predictions", "strength", "fold"],
+    ]
+    assert read_baselines(str(tmp_path / "baselines.json")) == baselines
+
+
+@pytest.mark.parametrize(
+    ("what", "read", "written", "named"),
+    [
+        (
+            "linear-probe result",
+            read_probe,
+            {**as_json(probe_result()), "seed": 1.0},
+            r"its 'seed' is 1.0, not an integer",
+        ),
+        ("linear-probe result", read_probe, {"mlm_loss": 4.9}, r"KeyError\('task'\)"),  # another file
+        ("baselines file", read_baselines, {"majority": {"validation": {}, "predictions": []}}, r"KeyError\('fold'\)"),
+        ("baselines file", read_baselines, {"majority": [0.5]}, r"TypeError"),
+    ],
+)
+def test_an_older_edited_or_foreign_probe_or_baselines_file_is_refused_naming_the_file_and_the_field(
+    tmp_path, what, read, written, named
+):
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(written))
+    with pytest.raises(DataError, match=rf"{re.escape(str(path))}: not a {what} of this workflow \(.*{named}"):
+        read(str(path))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from finetune_data import run_result
+from finetune_data import probe_result, run_result
 from finetune_jobs import summarized
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
@@ -106,11 +106,11 @@ def party(tmp_path_factory):
 def test_the_baselines_score_the_majority_class_and_tfidf(party, tmp_path):
     found = run_baselines(str(party), str(tmp_path / "baselines.json"))
     test_counts = [96, 120]  # Democratic, Republican passages of the test speeches
-    assert found["majority"]["test"]["accuracy"] == pytest.approx(max(test_counts) / sum(test_counts))
-    assert found["majority"]["test"]["macro_f1"] == pytest.approx(f1_score([0] * 96 + [1] * 120, [1] * 216,
+    assert found["majority"].test["accuracy"] == pytest.approx(max(test_counts) / sum(test_counts))
+    assert found["majority"].test["macro_f1"] == pytest.approx(f1_score([0] * 96 + [1] * 120, [1] * 216,
                                                                            average="macro"))  # fmt: skip
-    assert found["tfidf"]["strength"] in (0.1, 1.0, 10.0, 100.0)
-    assert found["tfidf"]["test"]["macro_f1"] > found["majority"]["test"]["macro_f1"]
+    assert found["tfidf"].strength in (0.1, 1.0, 10.0, 100.0)
+    assert found["tfidf"].test["macro_f1"] > found["majority"].test["macro_f1"]
     assert run_baselines(str(party), str(tmp_path / "again.json")) == found
 
 
@@ -384,10 +384,16 @@ def write_probes(folder, predictions: dict[str, list], values: dict[str, float],
         for seed in range(1, seeds + 1):
             paths.append(str(folder / f"probe-{name}-{seed}.json"))
             scored = {"macro_f1": value, "accuracy": value}
-            run = {"task": "party", "model": name, "kind": kinds[name], "source": "results/model", "seed": seed,
-                   "protocol": "linear_probe", "strength": 1.0, "validation": scored, "test": scored,
-                   "predictions": predictions[name], "machine": MACHINE}  # fmt: skip
-            Path(paths[-1]).write_text(json.dumps(run))
+            probe = probe_result(
+                model=name,
+                kind=kinds[name],
+                seed=seed,
+                validation=scored,
+                test=scored,
+                predictions=predictions[name],
+                machine=MACHINE,
+            )
+            Path(paths[-1]).write_text(json.dumps(as_json(probe)))
     return paths
 
 

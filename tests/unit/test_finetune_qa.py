@@ -239,7 +239,7 @@ def test_the_summary_holds_the_runs_and_the_sentence_baseline_with_an_interval_o
     assert set(baselines) == {"squad_sentence"}
     task, splits = read_task_dir(str(task_dir))
     contexts = splits["test"].column("text_pair").to_pylist()
-    answers = baselines["squad_sentence"]["predictions"]
+    answers = baselines["squad_sentence"].predictions
     assert all(answer == "" or answer.endswith(".") and answer in context
                for answer, context in zip(answers, contexts, strict=True))  # fmt: skip
     out = root / "metrics.json"

@@ -18,6 +18,7 @@ from shape_log import changed_ops, training_step_shapes
 
 from snakebert.errors import DataError
 from snakebert.finetune.baselines import majority, run_baselines, word_tags
+from snakebert.finetune.baselines_file import read_baselines
 from snakebert.finetune.frozen_states import STRENGTHS
 from snakebert.finetune.interval import MIN_GROUPS, NOT_SHOWN
 from snakebert.finetune.job import FinetuneJob
@@ -293,15 +294,15 @@ def test_a_run_scores_entities_predicts_a_tag_per_word_and_gives_the_same_bytes_
 def test_the_baselines_of_a_tagging_task_are_the_majority_tag_and_each_words_tag_and_not_tfidf(prepared, baselines):
     path, found = baselines
     task, splits = read_task_dir(str(prepared[2]))
-    assert set(found) == {"majority", "word_tags"} and json.loads(path.read_text()) == found
+    assert set(found) == {"majority", "word_tags"} and read_baselines(str(path)) == found
     truth = splits["test"].column("label").to_pylist()
-    assert found["majority"]["predictions"] == [[0] * len(words) for words in truth]  # O everywhere
+    assert found["majority"].predictions == [[0] * len(words) for words in truth]  # O everywhere
     counts = task.splits["test"]
     assert counts["tag_counts"]["B-PER"] > 0
-    assert found["majority"]["test"] == {"entity_f1": 0.0, "entity_precision": None, "entity_recall": 0.0,
+    assert found["majority"].test == {"entity_f1": 0.0, "entity_precision": None, "entity_recall": 0.0,
                                          "token_accuracy": counts["tag_counts"]["O"] / counts["words"]}  # fmt: skip
-    assert [len(words) for words in found["word_tags"]["predictions"]] == [len(words) for words in truth]
-    assert found["word_tags"]["test"]["entity_f1"] > 0 and found["majority"]["fold"] is None
+    assert [len(words) for words in found["word_tags"].predictions] == [len(words) for words in truth]
+    assert found["word_tags"].test["entity_f1"] > 0 and found["majority"].fold is None
 
 
 def split_of(*sentences: list[tuple[str, str]]) -> pa.Table:
