@@ -7,24 +7,19 @@ from dataclasses import dataclass
 
 from ..files.json_files import write_json
 from ..files.json_views import as_json, built, left_out_when_none, read_view
+from .run_file import RunOf
 
 PROBE_FILE = "results/finetune/{task}/probe/{model}/{fold}seed-{seed}.json"  # `fold`: FOLD_DATA's
 WHAT = "linear-probe result"
 
 
 @dataclass(frozen=True, kw_only=True)
-class ProbeResult:
-    """One seed's probe: its task, its model's name, kind and folder or Hub id, its seed and fold (None without folds),
-    its protocol, its scores on validation and on test (left out where the task reports validation), its predictions
-    on the reported split, the regularisation strength validation chose, its no-answer threshold (left out but for a
-    task whose questions may have no answer) and the machine it ran on (machine.py)."""
+class ProbeResult(RunOf):
+    """One seed's probe: what it probed (RunOf), its protocol, its scores on validation and on test (left out where the
+    task reports validation), its predictions on the reported split, the regularisation strength validation chose, its
+    no-answer threshold (left out but for a task whose questions may have no answer) and the machine it ran on
+    (machine.py)."""
 
-    task: str
-    model: str
-    kind: str
-    source: str
-    seed: int
-    fold: int | None
     protocol: str
     validation: dict[str, float | None]
     test: dict[str, float | None] | None = left_out_when_none()

@@ -14,13 +14,9 @@ WHAT = "fine-tuning result"
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunResult:
-    """One run: its task, its model's name, kind and folder or Hub id, its seed and fold (None without folds), the
-    recipe it ran (at one rate), whether it was a run of the rate search, its best epoch, its scores on validation and
-    on test (left out where the task reports validation), the classes it predicted on each (None: no classes), its
-    predictions on the reported split, its no-answer threshold (left out but for a task whose questions may have no
-    answer), why it diverged (None: it did not; then best epoch, scores, classes and predictions are None) and the
-    machine it ran on (machine.py)."""
+class RunOf:
+    """What a fine-tuning run's and a linear probe's result begin with: the task, the model's name, kind and folder or
+    Hub id, the seed and the fold (None without folds)."""
 
     task: str
     model: str
@@ -28,6 +24,16 @@ class RunResult:
     source: str
     seed: int
     fold: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunResult(RunOf):
+    """One run: what it ran (RunOf), the recipe it ran (at one rate), whether it was a run of the rate search, its best
+    epoch, its scores on validation and on test (left out where the task reports validation), the classes it predicted
+    on each (None: no classes), its predictions on the reported split, its no-answer threshold (left out but for a task
+    whose questions may have no answer), why it diverged (None: it did not; then best epoch, scores, classes and
+    predictions are None) and the machine it ran on (machine.py)."""
+
     recipe: dict
     search: bool
     best_epoch: float | None

@@ -24,6 +24,14 @@ from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE, TaskFi
 CONFIG_TASK_KEY = "also a key of a task's entry in the config (finetune.tasks), which the jobs that read it spell"
 RUN_ENTRY = "also a key of metrics.json's runs, which summary.py and folds.py build from a run's JSON"
 FOLD_ENTRY = "also a key of a pooled run's folds (folds.py) and of a baseline's run in metrics.json (summary.py)"
+RUN_OF = {  # the keys a run's and a probe's result begin with (run_file.RunOf)
+    "task": "a generic word: a config section's key, a report row",
+    "model": "a generic word: the config's model section, metrics.json's models' folder",
+    "kind": "also a key of metrics.json's models, which summary.py builds",
+    "source": "a generic word: a config source, a pretraining block's text shard",
+    "seed": RUN_ENTRY,
+    "fold": FOLD_ENTRY,
+}
 CONTRACTS = {
     "metrics.json": (
         metrics_file,
@@ -64,12 +72,7 @@ CONTRACTS = {
         run_file,
         RunResult,
         {
-            "task": "a generic word: a config section's key, a report row",
-            "model": "a generic word: the config's model section, metrics.json's models' folder",
-            "kind": "also a key of metrics.json's models, which summary.py builds",
-            "source": "a generic word: a config source, a pretraining block's text shard",
-            "seed": RUN_ENTRY,
-            "fold": FOLD_ENTRY,
+            **RUN_OF,
             "recipe": "also the config's finetune.recipe (plan.RECIPE_KEY) and the run's fingerprint",
             "search": "also a key of chosen.json and of metrics.json's models",
             "best_epoch": RUN_ENTRY,
@@ -87,12 +90,7 @@ CONTRACTS = {
         probe_file,
         ProbeResult,
         {
-            "task": "a generic word: a config section's key, a report row",
-            "model": "a generic word: the config's model section, metrics.json's models' folder",
-            "kind": "also a key of metrics.json's models, which summary.py builds",
-            "source": "a generic word: a config source, a pretraining block's text shard",
-            "seed": RUN_ENTRY,
-            "fold": FOLD_ENTRY,
+            **RUN_OF,
             "validation": "a split's name",
             "test": "a split's name",
             "predictions": RUN_ENTRY,
