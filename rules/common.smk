@@ -17,8 +17,10 @@ from snakebert.errors import DataError
 from snakebert.files.settings_files import settings_file
 from snakebert.files.tracking_settings import TRACKING_FILE
 from snakebert.finetune import plan as finetune_plan
+from snakebert.finetune.baselines_file import BASELINES_FILE
 from snakebert.finetune.chosen_file import CHOSEN_FILE
 from snakebert.finetune.metrics_file import METRICS_FILE
+from snakebert.finetune.run_file import RUN_FILE
 from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE
 from snakebert.hub import UPLOADS
 from snakebert.report import REPORT_FILES

@@ -30,7 +30,7 @@ rule finetune:
         chosen=finetune_chosen_rate,
         tracking=ancient(TRACKING_FILE),
     output:
-        "results/finetune/{task}/runs/{model}/{rate}/{fold}seed-{seed}.json",
+        RUN_FILE,
     log:
         "logs/finetune/{task}/{model}/{rate}/{fold}seed-{seed}.log",
     benchmark:
@@ -75,9 +75,10 @@ rule choose_rate:
     params:
         script=script("choose_rate.py"),
         code=code("choose_rate.py"),
+        task_file=TASK_FILE,
         arguments=arguments_file({"--learning-rates": learning_rates_json, "--search": "search"}),
     shell:
-        "python {params.script} --task {input.data}/task.json --arguments-file {params.arguments} --out {output}"
+        "python {params.script} --task {input.data}/{params.task_file} --arguments-file {params.arguments} --out {output}"
         " > {log} 2>&1"
 
 
@@ -113,7 +114,7 @@ rule finetune_baselines:
     input:
         TASK_DATA,
     output:
-        "results/finetune/{task}/{fold}baselines.json",
+        BASELINES_FILE,
     log:
         "logs/finetune/{task}/{fold}finetune_baselines.log",
     conda:

@@ -17,7 +17,7 @@ def main() -> None:
     parser.add_argument("--task", required=True, help="the task's entry in finetune.tasks, in a settings file")
     parser.add_argument("--out", required=True, help="the folder to write")
     args = parser.parse_args()
-    print(json.dumps(prepare_task(read_settings(args.task), args.out)["splits"]))
+    print(json.dumps(prepare_task(read_settings(args.task), args.out).splits))
 
 
 if __name__ == "__main__":

@@ -1,15 +1,57 @@
 """Small labelled data sets for the fine-tuning tests: sentence pairs with classes, single texts with a number,
 sentences of tagged words and SQuAD questions, written as the files a `files` task reads, and local folders laid out
-like GLUE's and CoNLL-2003's on the Hub; and a task's results as summarize_finetune writes them."""
+like GLUE's and CoNLL-2003's on the Hub; a prepared task's description, a fine-tuning run's and a linear probe's
+result; and a task's results as summarize_finetune writes them."""
 
 import json
 from pathlib import Path
 
 from tiny_corpus import DOCS
 
+from snakebert.files.json_views import built
 from snakebert.finetune.interval import NOT_SHOWN
+from snakebert.finetune.probe_file import ProbeResult
+from snakebert.finetune.run_file import RunResult
+from snakebert.finetune.task_file import TaskFile
 
 WORDS = [word.strip(".,;:") for doc in DOCS for word in doc.lower().split()]
+
+
+PARTY = {"task": "party", "type": "embedded", "description": "the party of a passage of a speech",
+         "problem": "classification", "labels": ["Democratic", "Republican"], "metrics": ["accuracy", "macro_f1"],
+         "main_metric": "accuracy", "text_pair": False, "tag_scheme": None, "allow_unanswerable": None,
+         "reported_split": "test", "carved": ["test", "validation"], "folds": None, "fold": None,
+         "splits": {}}  # fmt: skip
+
+
+def task_description(**values) -> TaskFile:
+    """A prepared task's description (task.json's view) as the jobs read it: an embedded classification task's, but
+    for `values` (lists as JSON holds them; `main_metric`, where not given, the first of `metrics`)."""
+    given = {**PARTY, **values}
+    return built(TaskFile, {**given, "main_metric": values.get("main_metric", given["metrics"][0])})
+
+
+RUN = {"task": "party", "model": "pretrained", "kind": "pretrained", "source": "results/model", "seed": 1, "fold": None,
+       "recipe": {"learning_rate": 3e-3}, "search": True, "best_epoch": 1.0, "validation": {}, "test": {},
+       "classes_predicted": {"validation": 2, "test": 2}, "predictions": [], "diverged": None,
+       "machine": {"cpu": "Some CPU", "cpu_capability": "AVX512", "backend": "cpu", "accelerator": None}}  # fmt: skip
+
+
+def run_result(**values) -> RunResult:
+    """A fine-tuning run's result (its file's view) as train.py writes it: the pretrained model's first run of the
+    party task's rate search, but for `values`."""
+    return built(RunResult, {**RUN, **values})
+
+
+PROBE = {"task": "party", "model": "pretrained", "kind": "pretrained", "source": "results/model", "seed": 1,
+         "fold": None, "protocol": "linear_probe", "validation": {}, "test": {}, "predictions": [], "strength": 1.0,
+         "machine": RUN["machine"]}  # fmt: skip
+
+
+def probe_result(**values) -> ProbeResult:
+    """A linear probe's result (its file's view) as linear_probe.py writes it: the pretrained model's first seed on the
+    party task, but for `values`."""
+    return built(ProbeResult, {**PROBE, **values})
 
 
 def pair_rows(count: int) -> list[dict]:

@@ -13,7 +13,6 @@ import torch
 from transformers import AutoConfig, AutoModel, set_seed
 from transformers.utils.logging import disable_progress_bar
 
-from ..files.json_files import write_json
 from ..machine import machine
 from ..named_loading import load_named
 from .baselines import fitted_on_validation
@@ -21,8 +20,10 @@ from .encoded import EncodedSplit
 from .frozen_states import STRENGTHS, finite, hidden_states
 from .kinds import RANDOM_INIT
 from .prepare import read_task_dir
+from .probe_file import ProbeResult, write_probe
 from .problems import PROBLEMS
 from .span_probe import span_probe
+from .task_file import TaskFile
 from .train import load_tokenizer
 
 PROTOCOL = "linear_probe"
@@ -43,7 +44,9 @@ def features(model, split: EncodedSplit, batch_size: int, device: str) -> np.nda
     return split.unit_features(found)
 
 
-def pooled_probe(task: dict, tables: dict, splits: dict, model, batch_size: int, device: str, name: str, source: str):
+def pooled_probe(
+    task: TaskFile, tables: dict, splits: dict, model, batch_size: int, device: str, name: str, source: str
+):
     """Each example's (or word's) features on every split, and the regression fitted on them (the strength chosen on
     validation)."""
     pooled = {
@@ -60,7 +63,7 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
     """Probe `source` (the model named `name`) on the prepared task, seed 1..len(outs), each result to its file."""
     disable_progress_bar()
     task, tables = read_task_dir(task_dir)
-    problem = PROBLEMS[task["problem"]]
+    problem = PROBLEMS[task.problem]
     tokenizer = load_tokenizer(source, name, problem.tokenizer_options)
     splits = {split: problem.split(table, tokenizer, max_length, batch_size, f"{split} split of {task_dir}")
               for split, table in tables.items()}  # fmt: skip
@@ -70,7 +73,7 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
         if found is None or kind == RANDOM_INIT:
             model = encoder(kind, source, seed, name).to(device)
             found = PROBES[problem.probe](task, tables, splits, model, batch_size, device, name, source)
-        result = {"task": task["task"], "model": name, "kind": kind, "source": source, "seed": seed,
-                  "fold": task["fold"], "protocol": PROTOCOL, **found, "machine": machine(device)}  # fmt: skip
-        write_json(out, result)
+        result = ProbeResult(task=task.task, model=name, kind=kind, source=source, seed=seed, fold=task.fold,
+                             protocol=PROTOCOL, **found, machine=machine(device))  # fmt: skip
+        write_probe(out, result)
     return found

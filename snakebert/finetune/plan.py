@@ -6,7 +6,10 @@ once in the model's chosen.json, with the remaining seeds) and what each job is 
 from pathlib import Path
 
 from ..training.training_metrics import MODEL_FOLDER as PRETRAINED_MODEL
+from .baselines_file import BASELINES_FILE
 from .kinds import PRETRAINED, RANDOM_INIT, REFERENCE
+from .probe_file import PROBE_FILE
+from .run_file import RUN_FILE
 
 RANDOM = "random"  # the same architecture from random initialisation, as the results name it
 OWN_MODELS = {"pretrained": PRETRAINED, RANDOM: RANDOM_INIT}  # name in the results -> kind
@@ -97,7 +100,7 @@ def search_seeds(finetune: dict, recipe: dict) -> int:
 def search_runs(task: dict, finetune: dict, recipe: dict, model: str) -> list[str]:
     """A model's runs at every rate of the grid, with the search's seeds, on every fold."""
     return [
-        f"results/finetune/{task['name']}/runs/{model}/{rate_folder(rate)}/{fold}seed-{seed}.json"
+        RUN_FILE.format(task=task["name"], model=model, rate=rate_folder(rate), fold=fold, seed=seed)
         for rate in learning_rates(recipe)
         for fold in fold_segments(task)
         for seed in range(1, search_seeds(finetune, recipe) + 1)
@@ -108,7 +111,7 @@ def model_runs(task: dict, finetune: dict, recipe: dict, model: str) -> list[str
     """All of a model's runs: the search's, then the remaining seeds at the rate it chose, on every fold."""
     chosen = range(search_seeds(finetune, recipe) + 1, finetune["seeds"] + 1)
     return search_runs(task, finetune, recipe, model) + [
-        f"results/finetune/{task['name']}/runs/{model}/{CHOSEN}/{fold}seed-{seed}.json"
+        RUN_FILE.format(task=task["name"], model=model, rate=CHOSEN, fold=fold, seed=seed)
         for fold in fold_segments(task)
         for seed in chosen
     ]
@@ -133,9 +136,9 @@ def task_job_count(task: dict, finetune: dict, model_count: int) -> int:
 
 def linear_probe_runs(task: str, finetune: dict, model: str, fold: str) -> list[str]:
     """A model's linear-probe results on one fold (its path segment), seed by seed (one job writes them all)."""
-    return [f"results/finetune/{task}/probe/{model}/{fold}seed-{seed}.json" for seed in range(1, finetune["seeds"] + 1)]
+    return [PROBE_FILE.format(task=task, model=model, fold=fold, seed=seed) for seed in range(1, finetune["seeds"] + 1)]
 
 
 def baseline_results(task: dict) -> list[str]:
     """The baselines' results on each of the task's folds."""
-    return [f"results/finetune/{task['name']}/{fold}baselines.json" for fold in fold_segments(task)]
+    return [BASELINES_FILE.format(task=task["name"], fold=fold) for fold in fold_segments(task)]

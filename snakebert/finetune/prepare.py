@@ -12,7 +12,6 @@ from ..errors import DataError
 from ..files.arrow_streams import read_table, stream_writer
 from ..files.atomic import atomic_path
 from ..files.checksum import sha256
-from ..files.json_views import as_json
 from .examples import GROUP, LABEL, PAIR, TEXT
 from .plan import fold_folder
 from .problems import PROBLEMS, Problem
@@ -129,9 +128,9 @@ def notices(task: dict, description: TaskFile) -> list[str]:
     return found
 
 
-def prepare_task(task: dict, out: str) -> dict:
+def prepare_task(task: dict, out: str) -> TaskFile:
     """Write the task's splits and task.json into the folder `out` (with `split.folds`, each fold's in a folder of its
-    own, and a task.json of the folds' test splits pooled); return the task description, as task.json holds it. What
+    own, and a task.json of the folds' test splits pooled); return the task description (its TaskFile). What
     is allowed but worth knowing is counted in task.json (`empty_texts`, `also_in_train`) and said in the log
     (notices)."""
     source = read_task(task)
@@ -155,10 +154,10 @@ def prepare_task(task: dict, out: str) -> dict:
         description = _write_splits(tmp, splits, names, _description(task, source, splits, names, list(fractions)))
     for notice in notices(task, description):
         print(notice, flush=True)
-    return as_json(description)
+    return description
 
 
-def _prepare_folds(task: dict, source, splits: dict, names: list[str] | None, out: str) -> dict:
+def _prepare_folds(task: dict, source, splits: dict, names: list[str] | None, out: str) -> TaskFile:
     problem = PROBLEMS[source.problem]
     folded = _folded(task, splits, problem.stratified)
     carved = ["test"] + (["validation"] if splits["validation"] is None else [])
@@ -172,7 +171,7 @@ def _prepare_folds(task: dict, source, splits: dict, names: list[str] | None, ou
         pooled = pa.concat_tables([problem.encoded(found["test"], names) for found in folded])
         description = replace(described, splits={"test": _counts(pooled, problem, names)})
         write_task_file(tmp, description)
-    return as_json(description)
+    return description
 
 
 def read_split(folder: str, split: str) -> pa.Table:
@@ -180,8 +179,8 @@ def read_split(folder: str, split: str) -> pa.Table:
     return read_table(str(Path(folder) / f"{split}.arrow"))
 
 
-def read_task_dir(folder: str) -> tuple[dict, dict[str, pa.Table]]:
+def read_task_dir(folder: str) -> tuple[TaskFile, dict[str, pa.Table]]:
     """What prepare_task wrote: the task description (as task.json holds it, refused where it is not of this
     workflow) and its splits."""
     task = read_task_file(Path(folder) / TASK_FILE)
-    return as_json(task), {split: read_split(folder, split) for split in task.splits}
+    return task, {split: read_split(folder, split) for split in task.splits}

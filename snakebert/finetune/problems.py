@@ -19,6 +19,7 @@ from .squad_examples import squad_table
 from .squad_metrics import QA_METRICS, gold_texts, qa_scores, question_counts
 from .tag_metrics import TAG_METRICS, sentence_counts, tag_scores
 from .tagged_examples import tag_names, tagged_examples
+from .task_file import TaskFile
 
 DEFAULT_PROBLEM = "classification"  # the problem of a task (or preset) that names none
 
@@ -46,7 +47,7 @@ class Problem:
     predicted: Callable  # a run's outputs (a tensor of logits) as its predictions, per row of the split
     answers: Callable[[list], np.ndarray]  # per-example predictions (or truth) as one flat answer per scored unit
     regrouped: Callable[[np.ndarray, pa.Table], list]  # flat answers as per-example predictions of `table`
-    scores: Callable[[list[str], object, object, dict], dict]  # (metrics, truth, predictions, task) -> scores
+    scores: Callable[[list[str], object, object, TaskFile], dict]  # (metrics, truth, predictions, task) -> scores
     resampled: Callable  # (metric, truth, runs, task) -> what the bootstrap draws rows of, and its score
     majority: Callable[[np.ndarray, list[str] | None], int | float] | None  # the majority baseline's answer to every
     # unit; None: the problem has none (its BASELINES leave `majority` out)
@@ -57,7 +58,7 @@ class Problem:
     card_task: str  # the Hub's task type of the model card's results
     unit: str  # what an example is, as the report and the card count them
     probe_reads: str  # what the linear probe fits, as the report and the card say it
-    threshold: Callable[[dict, object, np.ndarray], float | None]  # (task, validation split, its outputs) -> what a
+    threshold: Callable[[TaskFile, object, np.ndarray], float | None]  # (task, validation split, its outputs) -> what a
     # run fits on validation once trained and answers every held-out split with: a no-answer threshold, or None
 
 
@@ -186,30 +187,30 @@ def _by_sentence(flat: np.ndarray, table: pa.Table) -> list[np.ndarray]:
     return np.split(flat, np.cumsum(pc.list_value_length(table.column(LABEL)).to_numpy())[:-1])
 
 
-def _class_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
-    return scores(metrics, np.asarray(truth), np.asarray(predicted), len(task["labels"]))
+def _class_scores(metrics: list[str], truth, predicted, task: TaskFile) -> dict:
+    return scores(metrics, np.asarray(truth), np.asarray(predicted), len(task.labels))
 
 
-def _number_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
+def _number_scores(metrics: list[str], truth, predicted, task: TaskFile) -> dict:
     return scores(metrics, np.asarray(truth), np.asarray(predicted), 0)
 
 
-def _sentence_counts(truth, predicted, task: dict) -> np.ndarray:
-    return sentence_counts(truth, predicted, task["labels"], task["tag_scheme"])
+def _sentence_counts(truth, predicted, task: TaskFile) -> np.ndarray:
+    return sentence_counts(truth, predicted, task.labels, task.tag_scheme)
 
 
-def _tag_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
+def _tag_scores(metrics: list[str], truth, predicted, task: TaskFile) -> dict:
     return tag_scores(metrics, _sentence_counts(truth, predicted, task))
 
 
-def _by_row(metric: str, truth, runs: dict, task: dict):
+def _by_row(metric: str, truth, runs: dict, task: TaskFile):
     """The bootstrap draws the examples and scores each draw anew."""
-    problem = PROBLEMS[task["problem"]]
+    problem = PROBLEMS[task.problem]
     drawn = {name: [None if run is None else np.asarray(run) for run in found] for name, found in runs.items()}
     return np.asarray(truth), drawn, lambda rows, predicted: problem.scores([metric], rows, predicted, task)[metric]
 
 
-def _by_sentence_counts(metric: str, truth, runs: dict, task: dict):
+def _by_sentence_counts(metric: str, truth, runs: dict, task: TaskFile):
     """The bootstrap draws each sentence's entity and word counts, and scores a draw from their sums: seqeval's entity
     F1 of the drawn sentences, without reading their entities again."""
     drawn = {name: [None if run is None else _sentence_counts(truth, run, task) for run in found]
@@ -285,25 +286,25 @@ def _qa_counts(truth, predicted) -> np.ndarray:
     return question_counts(gold_texts(truth), [str(answer) for answer in predicted])
 
 
-def _qa_scores(metrics: list[str], truth, predicted, task: dict) -> dict:
+def _qa_scores(metrics: list[str], truth, predicted, task: TaskFile) -> dict:
     return qa_scores(metrics, _qa_counts(truth, predicted))
 
 
-def _by_question_counts(metric: str, truth, runs: dict, task: dict):
+def _by_question_counts(metric: str, truth, runs: dict, task: TaskFile):
     """The bootstrap draws each question's exact match, F1 and count (squad_metrics.question_counts), and scores a
     draw from their sums, without comparing its answers again."""
     drawn = {name: [None if run is None else _qa_counts(truth, run) for run in found] for name, found in runs.items()}
     return np.zeros(len(truth)), drawn, lambda rows, counts: qa_scores([metric], counts)[metric]
 
 
-def _no_threshold(task: dict, split, outputs) -> None:
+def _no_threshold(task: TaskFile, split, outputs) -> None:
     return None
 
 
-def _no_answer_threshold(task: dict, split, outputs) -> float | None:
+def _no_answer_threshold(task: TaskFile, split, outputs) -> float | None:
     """A task whose questions may have no answer (SQuAD v2.0): the threshold of the null score over the best span's
     that scores the split best on the task's main metric (QAWindows.fitted_threshold); None for SQuAD v1.1."""
-    return split.fitted_threshold(outputs, task["main_metric"]) if task["allow_unanswerable"] else None
+    return split.fitted_threshold(outputs, task.main_metric) if task.allow_unanswerable else None
 
 
 NUMBERS = " or ".join(NUMBER_METRICS)

@@ -16,6 +16,7 @@ from sklearn.preprocessing import StandardScaler
 
 from .frozen_states import STRENGTHS, finite, hidden_states
 from .qa_windows import QAWindows
+from .task_file import TaskFile
 from .train import as_json, predicted, split_scores, with_threshold
 
 NEGATIVES = 8  # context positions per train window that are neither its start nor its end
@@ -76,7 +77,7 @@ def held_out_logits(split: QAWindows, fit: tuple, model, batch_size: int, device
     return [np.concatenate(each)[: split.count] for each in found]
 
 
-def span_probe(task: dict, tables: dict, splits: dict, model, batch_size: int, device: str, name: str, source: str):
+def span_probe(task: TaskFile, tables: dict, splits: dict, model, batch_size: int, device: str, name: str, source: str):
     """The two regressions fitted on train at each strength, the one that scores validation best kept: its scores on
     every held-out split, its answers on the reported one, its strength and, for SQuAD v2.0, its no-answer
     threshold."""
@@ -89,9 +90,9 @@ def span_probe(task: dict, tables: dict, splits: dict, model, batch_size: int, d
         threshold = with_threshold(task, splits, logits["validation"][index])
         answers = {split: predicted(task, splits[split], logits[split][index]) for split in held_out}
         found = {split: split_scores(task, splits[split], answers[split]) for split in held_out}
-        main = found["validation"][task["main_metric"]]
+        main = found["validation"][task.main_metric]
         if best is None or main > best[0]:
-            kept = {"no_answer_threshold": threshold} if task["allow_unanswerable"] else {}
-            best = (main, {**found, "predictions": as_json(answers[task["reported_split"]]), "strength": strength,
+            kept = {"no_answer_threshold": threshold} if task.allow_unanswerable else {}
+            best = (main, {**found, "predictions": as_json(answers[task.reported_split]), "strength": strength,
                            **kept})  # fmt: skip
     return best[1]

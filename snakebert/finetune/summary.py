@@ -13,8 +13,8 @@ from dataclasses import fields
 from pathlib import Path
 
 from ..errors import DataError
-from ..files.json_files import read_json
 from ..files.json_views import as_json
+from .baselines_file import read_baselines
 from .chosen_file import ChosenRate, read_chosen
 from .examples import GROUP, LABEL
 from .folds import pooled_runs, reported_table
@@ -23,33 +23,35 @@ from .kinds import BASELINE
 from .metrics import spread
 from .metrics_file import Bootstrap, Protocol, RateSearch, TaskMetrics, protocol, task_metrics, write_task_metrics
 from .plan import BASE, OWN_MODELS, RANDOM
+from .probe_file import read_probe
 from .problems import PROBLEMS
+from .run_file import RunResult, read_run
 from .tag_metrics import READING
-from .task_file import read_task_file
+from .task_file import TaskFile, read_task_file
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
 
 SPLIT_KEYS = ("validation", "test")
 
 
-def _summarised(runs: list[dict], task: dict) -> dict:
-    split = task["reported_split"]
-    return {metric: spread([run[split][metric] for run in runs]) for metric in task["metrics"]}
+def _summarised(runs: list[dict], task: TaskFile) -> dict:
+    split = task.reported_split
+    return {metric: spread([run[split][metric] for run in runs]) for metric in task.metrics}
 
 
-def _one_class_runs(runs: list[dict], task: dict) -> int | None:
+def _one_class_runs(runs: list[dict], task: TaskFile) -> int | None:
     """How many runs answer one class to every example of the reported split (a collapsed classifier)."""
-    if not PROBLEMS[task["problem"]].classes or any("classes_predicted" not in run for run in runs):
+    if not PROBLEMS[task.problem].classes or any("classes_predicted" not in run for run in runs):
         return None
-    return sum(run["classes_predicted"][task["reported_split"]] == 1 for run in runs)
+    return sum(run["classes_predicted"][task.reported_split] == 1 for run in runs)
 
 
-def _gain(models: dict, task: dict, comparisons: dict, other: str) -> dict | None:
+def _gain(models: dict, task: TaskFile, comparisons: dict, other: str) -> dict | None:
     """The pretrained model's main score minus `other`'s seed by seed (the same seed: the same classifier head and data
     order), with the interval and verdict of their comparison; None without both."""
     if OURS not in models or other not in models:
         return None
-    metric, split = task["main_metric"], task["reported_split"]
+    metric, split = task.main_metric, task.reported_split
     theirs = {run["seed"]: run[split][metric] for run in models[other]["runs"]}
     differences = [
         run[split][metric] - theirs[run["seed"]]
@@ -65,16 +67,16 @@ def _median_difference(models: dict, metric: str, name: str) -> float | None:
     return None if None in medians else medians[0]["median"] - medians[1]["median"]
 
 
-def _comparisons(task: dict, table, models: dict, predictions: dict[str, list]) -> dict:
+def _comparisons(task: TaskFile, table, models: dict, predictions: dict[str, list]) -> dict:
     """The pretrained model's main score minus each other model's on the reported split: the difference of their
     medians over seeds, its 95% interval (a paired bootstrap over the split's groups and the seeds) and the verdict
     (interval.judged: none, and a verdict that says why, where the resamples cannot give one)."""
     if OURS not in predictions:
         return {}
-    metric = task["main_metric"]
-    split_groups = task["splits"][task["reported_split"]]["groups"]
+    metric = task.main_metric
+    split_groups = task.splits[task.reported_split]["groups"]
     truth, groups = table.column(LABEL).to_pylist(), table.column(GROUP).to_numpy(zero_copy_only=False)
-    drawn, runs, score = PROBLEMS[task["problem"]].resampled(metric, truth, predictions, task)
+    drawn, runs, score = PROBLEMS[task.problem].resampled(metric, truth, predictions, task)
     found = resampled_scores(score, drawn, groups, runs)
     return {
         name: {
@@ -87,17 +89,19 @@ def _comparisons(task: dict, table, models: dict, predictions: dict[str, list]) 
     }
 
 
-def _at_chosen_rate(runs: list[dict], chosen: ChosenRate) -> list[dict]:
-    """The runs a model reports, those at the rate its search chose, by seed; a seed past the search at another rate
-    is refused (it ran before the search's choice changed)."""
+def _at_chosen_rate(runs: list[RunResult], chosen: ChosenRate) -> list[dict]:
+    """The runs a model reports, those at the rate its search chose, by seed, as their files hold them; a seed past the
+    search at another rate is refused (it ran before the search's choice changed)."""
     rate = chosen.learning_rate
     for run in runs:
-        if run["recipe"]["learning_rate"] != rate and not run["search"]:
+        if run.learning_rate != rate and not run.search:
             raise DataError(
-                f"fine-tuning result of {run['model']!r}, seed {run['seed']}: it ran at the learning rate "
-                f"{run['recipe']['learning_rate']:g}, but its model's search chooses {rate:g} (rerun it)"
+                f"fine-tuning result of {run.model!r}, seed {run.seed}: it ran at the learning rate "
+                f"{run.learning_rate:g}, but its model's search chooses {rate:g} (rerun it)"
             )
-    return sorted((run for run in runs if run["recipe"]["learning_rate"] == rate), key=lambda run: run["seed"])
+    return [
+        as_json(run) for run in sorted((run for run in runs if run.learning_rate == rate), key=lambda run: run.seed)
+    ]
 
 
 def _search_settings(models: dict, grid: list[float], metric: str, folds: int | None) -> RateSearch:
@@ -106,60 +110,63 @@ def _search_settings(models: dict, grid: list[float], metric: str, folds: int | 
     return RateSearch(tuple(grid), max(searched, default=0), "validation", metric)
 
 
-def _read_runs(files: list[str], what: str, machines: dict) -> dict[str, list[dict]]:
-    """Each model's results, the models in the order they come; every machine they name, once, into `machines`."""
-    by_model: dict[str, list[dict]] = {}
-    for path in files:
-        run = read_json(path, what)
-        by_model.setdefault(run["model"], []).append(run)
-        machines.setdefault(json.dumps(run["machine"], sort_keys=True), run["machine"])
+def _by_model(results, machines: dict) -> dict[str, list]:
+    """Each model's `results` (views of runs or probes), the models in the order they come; every machine they name,
+    once, into `machines`."""
+    by_model: dict[str, list] = {}
+    for result in results:
+        by_model.setdefault(result.model, []).append(result)
+        machines.setdefault(json.dumps(result.machine, sort_keys=True), result.machine)
     return by_model
 
 
-def _reported(runs: list[dict], task: dict, truth, keys: tuple[str, ...]) -> tuple[list[dict], list]:
+def _reported(runs: list[dict], task: TaskFile, truth, keys: tuple[str, ...]) -> tuple[list[dict], list]:
     """The runs as the summary lists them (`keys` of each, seed by seed: pooled over the folds, with folds) and their
     predictions."""
-    if task["folds"]:
+    if task.folds:
         runs = pooled_runs(runs, task, truth)
     kept = [{key: run[key] for key in ("seed", *keys, *SPLIT_KEYS, "folds") if key in run} for run in runs]
     return kept, [run["predictions"] for run in runs]
 
 
-def _fine_tuned(run_files: list[str], chosen_files: list[str], task: dict, truth, machines: dict) -> tuple[dict, dict]:
+def _fine_tuned(
+    run_files: list[str], chosen_files: list[str], task: TaskFile, truth, machines: dict
+) -> tuple[dict, dict]:
     """Each fine-tuned model's entry (its chosen rate, its search, its runs at that rate) and their predictions."""
     chosen = {found.model: found for found in map(read_chosen, chosen_files)}
     models, predictions = {}, {}
-    for name, runs in _read_runs(run_files, "fine-tuning result", machines).items():
+    for name, runs in _by_model(map(read_run, run_files), machines).items():
         if name not in chosen:
-            raise DataError(f"finetune task {task['task']!r}: no learning-rate choice of {name!r} in {chosen_files}")
+            raise DataError(f"finetune task {task.task!r}: no learning-rate choice of {name!r} in {chosen_files}")
         search, rate = chosen[name].search, chosen[name].learning_rate
-        models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"], "learning_rate": rate, "search": search}
+        models[name] = {"kind": runs[0].kind, "model": runs[0].source, "learning_rate": rate, "search": search}
         kept = ("best_epoch", "classes_predicted", "no_answer_threshold", "diverged")
         models[name]["runs"], predictions[name] = _reported(_at_chosen_rate(runs, chosen[name]), task, truth, kept)
         models[name]["diverged_runs"] = sum(bool(run.get("diverged")) for run in models[name]["runs"])
     return models, predictions
 
 
-def _probed(probe_files: list[str], task: dict, truth, machines: dict) -> tuple[dict, dict]:
+def _probed(probe_files: list[str], task: TaskFile, truth, machines: dict) -> tuple[dict, dict]:
     """Each probed model's entry (its runs, seed by seed, with the strength validation chose) and their predictions."""
     models, predictions = {}, {}
-    for name, runs in _read_runs(probe_files, "linear-probe result", machines).items():
-        models[name] = {"kind": runs[0]["kind"], "model": runs[0]["source"]}
+    for name, probes in _by_model(map(read_probe, probe_files), machines).items():
+        models[name] = {"kind": probes[0].kind, "model": probes[0].source}
+        runs = [as_json(probe) for probe in probes]
         models[name]["runs"], predictions[name] = _reported(runs, task, truth, ("strength", "no_answer_threshold"))
     return models, predictions
 
 
-def _baselines(baseline_files: list[str], task: dict, truth) -> dict[str, dict]:
+def _baselines(baseline_files: list[str], task: TaskFile, truth) -> dict[str, dict]:
     """Each baseline's result on the reported split (pooled over the folds, with folds), with its predictions."""
-    fitted = [read_json(path, "baselines file") for path in baseline_files]
-    if not task["folds"]:
+    fitted = [as_json(read_baselines(path)) for path in baseline_files]
+    if not task.folds:
         return fitted[0]
     return {
         name: pooled_runs([{**found[name], "seed": None} for found in fitted], task, truth)[0] for name in fitted[0]
     }
 
 
-def _protocol(task: dict, table, models: dict, predictions: dict, baselines: dict) -> Protocol:
+def _protocol(task: TaskFile, table, models: dict, predictions: dict, baselines: dict) -> Protocol:
     """One protocol's models beside the baselines, each summarised, the comparisons and the pretraining gain (`table`:
     the reported split, as reported_table gives it)."""
     models = {**models}
@@ -192,33 +199,32 @@ def summarize_task(
     """The fine-tuning runs' summary at the top level (with the baselines), the linear probe's in `linear_probe`
     (`baseline_files`: one per fold, in fold order; one without folds; `chosen_files`: each fine-tuned model's
     chosen.json)."""
-    task, machines = as_json(read_task_file(task_file)), {}
+    task, machines = read_task_file(task_file), {}
     table = reported_table(Path(task_file).parent, task)
     truth = table.column(LABEL).to_pylist()
     baselines = _baselines(baseline_files, task, truth)
     tuned = _protocol(task, table, *_fine_tuned(run_files, list(chosen_files), task, truth, machines), baselines)
     probe = _protocol(task, table, *_probed(probe_files, task, truth, machines), baselines) if probe_files else None
-    split = task["reported_split"]
+    split = task.reported_split
     ours = [section.models[OURS] for section in (tuned, probe) if section and OURS in section.models]
-    tagged = task.get("tag_scheme")
     summary = task_metrics(
-        task=task["task"],
-        type=task["type"],
-        description=task["description"],
-        problem=task["problem"],
-        labels=task["labels"],
-        main_metric=task["main_metric"],
-        metrics=task["metrics"],
+        task=task.task,
+        type=task.type,
+        description=task.description,
+        problem=task.problem,
+        labels=task.labels,
+        main_metric=task.main_metric,
+        metrics=task.metrics,
         reported_split=split,
-        tag_scheme=tagged or None,
-        entities=READING if tagged else None,
-        splits={name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task["splits"].items()},
-        folds=task["folds"],
+        tag_scheme=task.tag_scheme or None,
+        entities=READING if task.tag_scheme else None,
+        splits={name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task.splits.items()},
+        folds=task.folds,
         seeds=sorted({run["seed"] for run in ours[0].runs} if ours else []),
-        learning_rates=_search_settings(tuned.models, grid, task["main_metric"], task["folds"]) if run_files else None,
+        learning_rates=_search_settings(tuned.models, grid, task.main_metric, task.folds) if run_files else None,
         **{each.name: getattr(tuned, each.name) for each in fields(Protocol)},
         machines=list(machines.values()),
-        bootstrap=Bootstrap(LEVEL, RESAMPLES, task["splits"][split]["groups"]),
+        bootstrap=Bootstrap(LEVEL, RESAMPLES, task.splits[split]["groups"]),
         linear_probe=probe,
     )
     write_task_metrics(out, summary)

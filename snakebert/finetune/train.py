@@ -19,7 +19,6 @@ from transformers.utils.logging import disable_progress_bar
 from ..errors import DataError
 from ..files.atomic import naming_a_full_disk
 from ..files.checksum import files_digest
-from ..files.json_files import write_json
 from ..machine import machine
 from ..model_folders import tokenizer_problem, usable_positions
 from ..named_loading import load_named
@@ -36,7 +35,9 @@ from .kinds import RANDOM_INIT
 from .plan import learning_rates
 from .prepare import read_task_dir
 from .problems import PROBLEMS
+from .run_file import RunResult, write_run
 from .run_folder import FolderAtFirstSave, made, remove_emptied, remove_finished
+from .task_file import TaskFile
 
 UNDEFINED_SCORE = -1.0  # an undefined correlation, while the best epoch is chosen: the worst a correlation can be
 
@@ -69,10 +70,10 @@ def load_tokenizer(model: str, name: str, options: dict | None = None):
     return tokenizer
 
 
-def load_model(job: FinetuneJob, task: dict):
+def load_model(job: FinetuneJob, task: TaskFile):
     """The starting point with its problem's head, drawn from the job's seed."""
-    problem = PROBLEMS[task["problem"]]
-    head, shape = getattr(transformers, problem.head), problem.head_config(task["labels"])
+    problem = PROBLEMS[task.problem]
+    head, shape = getattr(transformers, problem.head), problem.head_config(task.labels)
     set_seed(job.seed)
     if job.kind == RANDOM_INIT:
         return head.from_config(AutoConfig.from_pretrained(job.source, **shape))
@@ -85,16 +86,16 @@ def stacked(outputs) -> np.ndarray:
     return np.stack(outputs, axis=-1) if isinstance(outputs, tuple) else np.asarray(outputs)
 
 
-def predicted(task: dict, split, logits) -> list | np.ndarray:
+def predicted(task: TaskFile, split, logits) -> list | np.ndarray:
     """The run's predictions of each example of `split` (of each word, for a task that tags words; an answer, for a
     question)."""
-    return split.example_outputs(PROBLEMS[task["problem"]].predicted(torch.as_tensor(stacked(logits))).numpy())
+    return split.example_outputs(PROBLEMS[task.problem].predicted(torch.as_tensor(stacked(logits))).numpy())
 
 
-def with_threshold(task: dict, splits: dict, outputs) -> float | None:
+def with_threshold(task: TaskFile, splits: dict, outputs) -> float | None:
     """The threshold the task's problem fits on validation's `outputs` (a no-answer threshold, for a question-answering
     task whose questions may have none; else None), set on every held-out split."""
-    threshold = PROBLEMS[task["problem"]].threshold(task, splits["validation"], stacked(outputs))
+    threshold = PROBLEMS[task.problem].threshold(task, splits["validation"], stacked(outputs))
     if threshold is not None:
         for split, encoded in splits.items():
             if split != "train":
@@ -102,15 +103,15 @@ def with_threshold(task: dict, splits: dict, outputs) -> float | None:
     return threshold
 
 
-def split_scores(task: dict, split, found) -> dict:
+def split_scores(task: TaskFile, split, found) -> dict:
     """The scores of a split's predictions `found`."""
-    return PROBLEMS[task["problem"]].scores(task["metrics"], split.truth, found, task)
+    return PROBLEMS[task.problem].scores(task.metrics, split.truth, found, task)
 
 
-def classes_predicted(task: dict, found) -> int | None:
+def classes_predicted(task: TaskFile, found) -> int | None:
     """How many classes the predictions `found` hold (1: the run answers one class to everything); None without
     classes."""
-    problem = PROBLEMS[task["problem"]]
+    problem = PROBLEMS[task.problem]
     if not problem.classes:
         return None
     return len(np.unique(problem.answers(found)))
@@ -135,10 +136,10 @@ def model_digest(job: FinetuneJob) -> str:
     return files_digest(sorted(path for path in folder.glob("*") if path.suffix in (".safetensors", ".bin", ".json")))
 
 
-def fingerprint_inputs(job: FinetuneJob, task: dict) -> dict:
+def fingerprint_inputs(job: FinetuneJob, task: TaskFile) -> dict:
     return {
-        "task": {split: counts["sha256"] for split, counts in task["splits"].items()},
-        "metrics": task["metrics"],
+        "task": {split: counts["sha256"] for split, counts in task.splits.items()},
+        "metrics": task.metrics,
         "kind": job.kind,
         "model": job.source,
         "weights": model_digest(job) if Path(job.source).is_dir() else None,
@@ -149,17 +150,17 @@ def fingerprint_inputs(job: FinetuneJob, task: dict) -> dict:
     }
 
 
-def steps_per_epoch(job: FinetuneJob, task: dict, train_size: int) -> int:
+def steps_per_epoch(job: FinetuneJob, task: TaskFile, train_size: int) -> int:
     steps = train_size // job.recipe["batch_size"]
     if steps == 0:
         raise DataError(
-            f"finetune task {task['task']!r}: train holds {train_size} examples, fewer than one batch of "
+            f"finetune task {task.task!r}: train holds {train_size} examples, fewer than one batch of "
             f"{job.recipe['batch_size']} (set the task's recipe.batch_size lower)"
         )
     return steps
 
 
-def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: int) -> dict:
+def training_arguments(job: FinetuneJob, task: TaskFile, folder: Path, train_size: int) -> dict:
     recipe = job.recipe
     return {
         "output_dir": str(folder),
@@ -176,7 +177,7 @@ def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: i
         "logging_nan_inf_filter": False,  # a step's nan or inf reaches the epoch's logged loss (divergence.py)
         "save_total_limit": 1,
         "load_best_model_at_end": True,
-        "metric_for_best_model": task["main_metric"],
+        "metric_for_best_model": task.main_metric,
         "greater_is_better": True,
         "seed": job.seed,
         "data_seed": job.seed,
@@ -189,7 +190,7 @@ def training_arguments(job: FinetuneJob, task: dict, folder: Path, train_size: i
 
 
 def build_trainer(
-    job: FinetuneJob, task: dict, model, splits: dict[str, EncodedSplit], folder: Path, inputs: dict | None = None
+    job: FinetuneJob, task: TaskFile, model, splits: dict[str, EncodedSplit], folder: Path, inputs: dict | None = None
 ):
     """The run's trainer, its checkpoints in `folder` (made at the first save, with the fingerprint of `inputs`)."""
     arguments = training_arguments(job, task, folder, len(splits["train"]))
@@ -218,25 +219,25 @@ def best_epoch(trainer, steps_per_epoch: int) -> float:
     return int(trainer.state.best_model_checkpoint.rsplit("-", 1)[1]) / steps_per_epoch
 
 
-def finetune(job: FinetuneJob, out: str) -> dict:
+def finetune(job: FinetuneJob, out: str) -> RunResult:
     """Fine-tune, keep the best epoch on validation, score it; write the result to `out`."""
     disable_progress_bar()
     if job.threads:
         torch.set_num_threads(job.threads)
     task, tables = read_task_dir(job.task_dir)
     job = dataclasses.replace(job, recipe={**job.recipe, "learning_rate": checked_rate(job)})
-    tokenizer = load_tokenizer(job.source, job.name, PROBLEMS[task["problem"]].tokenizer_options)
-    length, problem = job.recipe["max_length"], PROBLEMS[task["problem"]]
+    tokenizer = load_tokenizer(job.source, job.name, PROBLEMS[task.problem].tokenizer_options)
+    length, problem = job.recipe["max_length"], PROBLEMS[task.problem]
     splits = {}
     for split, table in tables.items():
-        where = f"finetune task {task['task']!r}, {split} split of {job.task_dir}"
+        where = f"finetune task {task.task!r}, {split} split of {job.task_dir}"
         splits[split] = problem.split(table, tokenizer, length, 1 if split == "train" else job.eval_batch_size, where)
     model = load_model(job, task)
     positions = usable_positions(model.config.to_dict())
     if length > positions:
         raise DataError(
             f"finetune model {job.name!r} ({job.source}): its inputs hold at most {positions} positions, fewer than "
-            f"the recipe max_length {length} of task {task['task']!r}; lower the task's max_length"
+            f"the recipe max_length {length} of task {task.task!r}; lower the task's max_length"
         )
     inputs = fingerprint_inputs(job, task)
     own = Path(job.checkpoints)
@@ -248,12 +249,12 @@ def finetune(job: FinetuneJob, out: str) -> dict:
         except BaseException:
             remove_emptied(folder, own)  # a run that failed before its first checkpoint leaves no folder
             raise
-    write_json(out, result)
+    write_run(out, result)
     remove_finished(folder, own)
-    if result["diverged"]:
+    if result.diverged:
         print(
             f"finetune run of {job.name!r}, seed {job.seed}, diverged at the learning rate "
-            f"{job.recipe['learning_rate']:g}: {result['diverged']}; its scores are left out of the rate search and "
+            f"{job.recipe['learning_rate']:g}: {result.diverged}; its scores are left out of the rate search and "
             "the summary (lower the rates, should every rate diverge)"
         )
     return result
@@ -268,42 +269,44 @@ def held_out_logits(trainer, splits: dict[str, EncodedSplit]) -> dict:
     }
 
 
-def scored(task: dict, splits: dict[str, EncodedSplit], logits: dict, best: float) -> dict:
-    """A run's results: its best epoch, its scores and classes predicted on each held-out split, its predictions on the
-    reported split, and what it fitted on validation (a no-answer threshold) where its problem fits one."""
+def scored(task: TaskFile, splits: dict[str, EncodedSplit], logits: dict, best: float) -> dict:
+    """A run's results (RunResult's fields): its best epoch, its scores and classes predicted on each held-out split,
+    its predictions on the reported split, and what it fitted on validation (a no-answer threshold) where its problem
+    fits one."""
     threshold = with_threshold(task, splits, logits["validation"])
     found = {split: predicted(task, splits[split], outputs) for split, outputs in logits.items()}
-    return {
-        "best_epoch": best,
+    return dict(
+        best_epoch=best,
         **{split: split_scores(task, splits[split], answers) for split, answers in found.items()},
-        "classes_predicted": {split: classes_predicted(task, answers) for split, answers in found.items()},
-        "predictions": as_json(found[task["reported_split"]]),
-        **({"no_answer_threshold": threshold} if task.get("allow_unanswerable") else {}),
-        "diverged": None,
-    }
+        classes_predicted={split: classes_predicted(task, answers) for split, answers in found.items()},
+        predictions=as_json(found[task.reported_split]),
+        no_answer_threshold=threshold if task.allow_unanswerable else None,
+        diverged=None,
+    )
 
 
-def diverged_result(task: dict, splits: dict[str, EncodedSplit], diverged: str) -> dict:
-    """A diverged run's results: why it diverged, and no best epoch, score, class count or prediction."""
+def diverged_result(task: TaskFile, splits: dict[str, EncodedSplit], diverged: str) -> dict:
+    """A diverged run's results (RunResult's fields): why it diverged, and no best epoch, score, class count or
+    prediction."""
     held_out = [split for split in splits if split != "train"]
-    return {
-        "best_epoch": None,
-        **{split: dict.fromkeys(task["metrics"]) for split in held_out},
-        "classes_predicted": dict.fromkeys(held_out),
-        "predictions": None,
-        "diverged": diverged,
-    }
+    return dict(
+        best_epoch=None,
+        **{split: dict.fromkeys(task.metrics) for split in held_out},
+        classes_predicted=dict.fromkeys(held_out),
+        predictions=None,
+        diverged=diverged,
+    )
 
 
 def train_and_score(
-    job: FinetuneJob, task: dict, splits: dict[str, EncodedSplit], model, folder: Path, resume, inputs: dict
-) -> dict:
+    job: FinetuneJob, task: TaskFile, splits: dict[str, EncodedSplit], model, folder: Path, resume, inputs: dict
+) -> RunResult:
     """Train in `folder` (from the checkpoint `resume`, if any; `inputs`: its fingerprint's), keep the best epoch on
     validation and score it, or, if the run diverged, say why instead."""
     made(folder)  # the trainer makes it, and another run may be removing the empty folders above it: made here first
     trainer = build_trainer(job, task, model, splits, folder, inputs)
     remove_emptied(folder, Path(job.checkpoints))  # no checkpoint yet: the first save makes the folder again
-    hyperparameters = {"task": task["task"], "recipe": job.recipe}
+    hyperparameters = {"task": task.task, "recipe": job.recipe}
     for callback in tracking_callbacks(job.trackers, job.tracking_dir, folder.name, hyperparameters, job.tracking):
         trainer.add_callback(callback)
     trainer.train(resume_from_checkpoint=resume)
@@ -311,15 +314,15 @@ def train_and_score(
     logits = {} if diverged else held_out_logits(trainer, splits)
     diverged = diverged or output_divergence(logits)
     best = None if diverged else best_epoch(trainer, steps_per_epoch(job, task, len(splits["train"])))
-    return {
-        "task": task["task"],
-        "model": job.name,
-        "kind": job.kind,
-        "source": job.source,
-        "seed": job.seed,
-        "fold": task["fold"],
-        "recipe": job.recipe,
-        "search": job.searching,
+    return RunResult(
+        task=task.task,
+        model=job.name,
+        kind=job.kind,
+        source=job.source,
+        seed=job.seed,
+        fold=task.fold,
+        recipe=job.recipe,
+        search=job.searching,
         **(diverged_result(task, splits, diverged) if diverged else scored(task, splits, logits, best)),
-        "machine": machine(job.backend),
-    }
+        machine=machine(job.backend),
+    )

@@ -50,11 +50,11 @@ def test_the_party_task_splits_by_speech_and_states_its_balance(tmp_path):
     assert not speeches["train"] & speeches["validation"] and not speeches["train"] & speeches["test"]
     assert not speeches["validation"] & speeches["test"]
     assert sum(len(found) for found in speeches.values()) == 181
-    assert described["labels"] == ["Democratic", "Republican"]
-    counts = {split: described["splits"][split]["class_counts"] for split in splits}
+    assert described.labels == ("Democratic", "Republican")
+    counts = {split: described.splits[split]["class_counts"] for split in splits}
     democratic_speeches = sum(counts[split]["Democratic"] for split in counts) / 8
     assert democratic_speeches == 78  # 8 passages from each of the 78 Democratic speeches (all are long enough)
-    assert described["main_metric"] == "macro_f1" and described["reported_split"] == "test"
+    assert described.main_metric == "macro_f1" and described.reported_split == "test"
 
 
 def test_the_same_task_and_seed_give_byte_identical_files_and_another_seed_another_split(tmp_path):
@@ -63,7 +63,7 @@ def test_the_same_task_and_seed_give_byte_identical_files_and_another_seed_anoth
     split = {"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 1, "folds": None}
     other = prepare_task(embedded_task(split=split),
                          str(tmp_path / "c"))  # fmt: skip
-    assert other["splits"]["test"]["sha256"] != first["splits"]["test"]["sha256"]
+    assert other.splits["test"]["sha256"] != first.splits["test"]["sha256"]
 
 
 def test_passages_are_evenly_spaced_whole_runs_of_words():
@@ -101,10 +101,10 @@ def test_the_strata_are_cut_in_one_sort_into_the_per_stratum_draws():
 def test_a_files_task_with_sentence_pairs_keeps_its_label_names(tmp_path):
     described = prepare_task(files_task(tmp_path), str(tmp_path / "out"))
     task, splits = read_task_dir(str(tmp_path / "out"))
-    assert task["labels"] == ["different", "same"] and task["text_pair"]
+    assert task.labels == ("different", "same") and task.text_pair
     assert splits["train"].column_names == ["text", "text_pair", "label", "group"]
     assert set(splits["test"].column("label").to_pylist()) <= {0, 1}
-    assert described["carved"] == ["test", "validation"]
+    assert described.carved == ("test", "validation")
 
 
 def test_a_regression_task_from_jsonl_with_given_splits(tmp_path):
@@ -113,8 +113,8 @@ def test_a_regression_task_from_jsonl_with_given_splits(tmp_path):
     task = files_task(tmp_path, format="jsonl", text_column="text", text_pair_column=None, label_column="score",
                       problem="regression", **paths)  # fmt: skip
     described = prepare_task(task, str(tmp_path / "out"))
-    assert described["labels"] is None and described["metrics"] == ["pearson", "spearman"]
-    assert described["carved"] == [] and described["splits"]["test"]["label_mean"] == pytest.approx(
+    assert described.labels is None and described.metrics == ("pearson", "spearman")
+    assert described.carved == () and described.splits["test"]["label_mean"] == pytest.approx(
         np.mean([row["score"] for row in rows])
     )
 
@@ -123,10 +123,10 @@ def test_a_hub_task_reads_a_local_folder_laid_out_like_glue(tmp_path):
     folder = write_glue_folder(tmp_path / "glue")
     task = {**schema_task("hub"), "name": "mrpc", "preset": "glue/mrpc", "path": str(folder)}
     described = prepare_task(task, str(tmp_path / "out"))
-    assert described["labels"] == ["not_equivalent", "equivalent"]
-    assert described["metrics"] == ["f1", "accuracy"] and described["text_pair"]
-    assert described["splits"]["test"]["examples"] == 24  # GLUE's validation split, reported as test
-    assert described["carved"] == ["validation"]
+    assert described.labels == ("not_equivalent", "equivalent")
+    assert described.metrics == ("f1", "accuracy") and described.text_pair
+    assert described.splits["test"]["examples"] == 24  # GLUE's validation split, reported as test
+    assert described.carved == ("validation",)
 
 
 def test_the_conll2003_preset_reads_a_local_folder_laid_out_like_the_hubs_copy(tmp_path):
@@ -135,17 +135,17 @@ def test_the_conll2003_preset_reads_a_local_folder_laid_out_like_the_hubs_copy(t
     folder = write_conll2003_folder(tmp_path / "conll2003")
     task = {**schema_task("hub"), "name": "ner", "preset": "conll2003", "path": str(folder)}
     described = prepare_task(task, str(tmp_path / "out"))
-    assert described["labels"] == ["O", "B-PER", "I-PER", "B-NAME", "I-NAME"]  # as declared, not as found
-    assert described["problem"] == "token_classification" and described["tag_scheme"] == "iob2"
-    assert described["main_metric"] == "entity_f1" and described["carved"] == []
-    assert described["splits"]["test"]["examples"] == 24 and described["splits"]["test"]["tag_counts"]["B-PER"] == 0
+    assert described.labels == ("O", "B-PER", "I-PER", "B-NAME", "I-NAME")  # as declared, not as found
+    assert described.problem == "token_classification" and described.tag_scheme == "iob2"
+    assert described.main_metric == "entity_f1" and described.carved == ()
+    assert described.splits["test"]["examples"] == 24 and described.splits["test"]["tag_counts"]["B-PER"] == 0
     _, splits = read_task_dir(str(tmp_path / "out"))
     assert splits["train"].column("text")[0].as_py() == ["the", "committee", "met", "on"]
     assert splits["train"].column("label")[0].as_py() == [0, 3, 4, 0]  # O B-NAME I-NAME O, as ids of the labels
     names = {**schema_task("embedded"), "name": "names", "task": "sotu-names", "sentences_per_speech": 2}
     described = prepare_task(names, str(tmp_path / "names"))
-    assert described["labels"] == ["O", "B-NAME", "I-NAME"] and described["tag_scheme"] == "iob2"
-    assert sum(split["groups"] for split in described["splits"].values()) == 249  # every speech, none split
+    assert described.labels == ("O", "B-NAME", "I-NAME") and described.tag_scheme == "iob2"
+    assert sum(split["groups"] for split in described.splits.values()) == 249  # every speech, none split
 
 
 def test_the_squad_v2_preset_reads_a_local_folder_laid_out_like_the_hubs_copy(tmp_path):
@@ -154,9 +154,9 @@ def test_the_squad_v2_preset_reads_a_local_folder_laid_out_like_the_hubs_copy(tm
     folder = write_squad_folder(tmp_path / "squad_v2")
     task = {**schema_task("hub"), "name": "squad", "preset": "squad_v2", "path": str(folder)}
     described = prepare_task(task, str(tmp_path / "out"))
-    assert described["problem"] == "extractive_qa" and described["allow_unanswerable"] is True
-    assert described["main_metric"] == "squad_f1" and described["carved"] == ["validation"]
-    assert described["splits"]["test"]["questions"] == 30 and described["splits"]["test"]["unanswerable"] == 6
+    assert described.problem == "extractive_qa" and described.allow_unanswerable is True
+    assert described.main_metric == "squad_f1" and described.carved == ("validation",)
+    assert described.splits["test"]["questions"] == 30 and described.splits["test"]["unanswerable"] == 6
     _, splits = read_task_dir(str(tmp_path / "out"))
     assert splits["test"].column("label")[0].as_py() == [{"text": "committee", "start": 4}]
     articles = [set(table.column("group").to_pylist()) for table in (splits["train"], splits["validation"])]
@@ -267,7 +267,7 @@ def test_empty_texts_and_test_examples_train_also_holds_are_counted_and_said(tmp
     path = write_csv(tmp_path / "blank.csv", rows)
     task = files_task(tmp_path, train=str(path), test=str(path), split={"validation_fraction": 0.25,
                       "test_fraction": 0, "seed": 0, "folds": None})  # fmt: skip
-    splits = prepare_task(task, str(tmp_path / "out"))["splits"]
+    splits = prepare_task(task, str(tmp_path / "out")).splits
     assert splits["train"]["empty_texts"] + splits["validation"]["empty_texts"] == 2
     assert splits["test"]["empty_texts"] == 2 and splits["test"]["also_in_train"] == splits["train"]["examples"]
     assert "also_in_train" not in splits["train"] and splits["validation"]["also_in_train"] == 0
@@ -307,7 +307,7 @@ def test_whole_numbers_as_floats_are_classes_and_true_fractions_are_refused(tmp_
     prepare_task(files_task(tmp_path, train=str(write_jsonl(tmp_path / "floats.jsonl", rows)), format="jsonl"),
                  str(tmp_path / "out"))  # fmt: skip
     task, _ = read_task_dir(str(tmp_path / "out"))
-    assert task["labels"] == ["0", "1"]
+    assert task.labels == ("0", "1")
     rows[5]["label"] = 0.5
     with pytest.raises(DataError, match="holds numbers with fractions; set problem: regression"):
         prepare_task(files_task(tmp_path, train=str(write_jsonl(tmp_path / "half.jsonl", rows)), format="jsonl"),
@@ -375,12 +375,12 @@ def test_a_readers_reason_keeps_no_quoted_value():
 def test_folds_test_every_speech_once_keep_each_speech_on_one_side_and_are_byte_identical_again(tmp_path):
     split = {"validation_fraction": 0.15, "test_fraction": 0, "seed": 0, "folds": 5}
     described = prepare_task(embedded_task(split=split), str(tmp_path / "party"))
-    assert described["folds"] == 5 and described["splits"]["test"]["groups"] == 181
-    assert described["splits"]["test"]["class_counts"] == {"Democratic": 78 * 8, "Republican": 103 * 8}
+    assert described.folds == 5 and described.splits["test"]["groups"] == 181
+    assert described.splits["test"]["class_counts"] == {"Democratic": 78 * 8, "Republican": 103 * 8}
     tested = []
     for fold in range(1, 6):
         task, splits = read_task_dir(str(tmp_path / "party" / f"fold-{fold}"))
-        assert task["fold"] == fold and task["folds"] == 5 and task["carved"] == ["test", "validation"]
+        assert task.fold == fold and task.folds == 5 and task.carved == ("test", "validation")
         speeches = {name: set(table.column("group").to_pylist()) for name, table in splits.items()}
         assert all(not speeches[a] & speeches[b] for a in speeches for b in speeches if a != b)
         assert len(speeches["test"]) in (36, 37)  # 181 speeches dealt to 5 folds

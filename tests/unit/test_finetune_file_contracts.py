@@ -1,24 +1,37 @@
 """The files between fine-tuning jobs keep their contract: each has one module (its path pattern, its dataclasses,
-its writer and its reader), no other module of the workflow spells one of its keys (CONTRACTS: task.json's keys are
-still read key by key by the jobs, so it is not there yet), and its reader refuses an older or foreign file, naming
-the file and the field."""
+its writer and its reader), no other module of the workflow spells one of its keys (CONTRACTS), and its reader
+refuses an older or foreign file, naming the file and the field."""
 
 import json
 import re
 from dataclasses import fields
 
 import pytest
-from finetune_data import metrics_json
+from finetune_data import metrics_json, probe_result, run_result, task_description
 from helpers import spelled_elsewhere
 
 from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
-from snakebert.finetune import metrics_file, task_file
+from snakebert.finetune import baselines_file, metrics_file, probe_file, run_file, task_file
+from snakebert.finetune.baselines_file import BASELINES_FILE, BaselineResult, read_baselines, write_baselines
 from snakebert.finetune.metrics_file import METRICS_FILE, TaskMetrics, read_task_metrics, write_task_metrics
+from snakebert.finetune.probe_file import PROBE_FILE, ProbeResult, read_probe, write_probe
+from snakebert.finetune.run_file import RUN_FILE, RunResult, read_run, write_run
 from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE, TaskFile, read_task_file, write_task_file
 
-# Per file: its module, its top-level view, and the keys a grep cannot hold to it, each with the reason.
-TASK_JSON_KEYS = "also a key of task.json, which the fine-tuning jobs still read key by key"
+# Per file: its module, its top-level view, the keys a grep cannot hold to it, each with the reason, and how many of
+# its keys the grep holds at least (that it still means something).
+CONFIG_TASK_KEY = "also a key of a task's entry in the config (finetune.tasks), which the jobs that read it spell"
+RUN_ENTRY = "also a key of metrics.json's runs, which summary.py and folds.py build from a run's JSON"
+FOLD_ENTRY = "also a key of a pooled run's folds (folds.py) and of a baseline's run in metrics.json (summary.py)"
+RUN_OF = {  # the keys a run's and a probe's result begin with (run_file.RunOf)
+    "task": "a generic word: a config section's key, a report row",
+    "model": "a generic word: the config's model section, metrics.json's models' folder",
+    "kind": "also a key of metrics.json's models, which summary.py builds",
+    "source": "a generic word: a config source, a pretraining block's text shard",
+    "seed": RUN_ENTRY,
+    "fold": FOLD_ENTRY,
+}
 CONTRACTS = {
     "metrics.json": (
         metrics_file,
@@ -26,18 +39,78 @@ CONTRACTS = {
         {
             "task": "a generic word: a config section's key, a run file's key, a report row",
             "type": "a generic word: every config entry's type",
-            "description": TASK_JSON_KEYS,
-            "problem": TASK_JSON_KEYS,
+            "problem": CONFIG_TASK_KEY,
             "labels": "a generic word: the batches' labels (transformers' key)",
             "metrics": "a generic word: the task config's metrics",
             "splits": "a generic word: the prepared task's splits, a report row",
             "folds": "a generic word: the config's split.folds",
             "seeds": "a generic word: the config's finetune.seeds",
-            "main_metric": TASK_JSON_KEYS,
-            "reported_split": TASK_JSON_KEYS,
-            "tag_scheme": TASK_JSON_KEYS,
+            "tag_scheme": CONFIG_TASK_KEY,
             "linear_probe": "also the config's finetune.linear_probe and the probe jobs' protocol",
         },
+        5,
+    ),
+    "task.json": (
+        task_file,
+        TaskFile,
+        {
+            "task": "a generic word: a config section's key, a run file's key, a report row",
+            "type": "a generic word: every config entry's type",
+            "problem": CONFIG_TASK_KEY,
+            "labels": "a generic word: the batches' labels (transformers' key)",
+            "metrics": CONFIG_TASK_KEY,
+            "text_pair": "also the prepared splits' second text column (examples.PAIR)",
+            "tag_scheme": CONFIG_TASK_KEY,
+            "allow_unanswerable": CONFIG_TASK_KEY,
+            "folds": "a generic word: the config's split.folds, a pooled run's folds",
+            "fold": "also a key of each run's result and of a pooled run's folds",
+            "splits": "a generic word: the prepared task's splits, a report row",
+        },
+        4,  # those neither the config nor another file shares
+    ),
+    "a fine-tuning run's result": (
+        run_file,
+        RunResult,
+        {
+            **RUN_OF,
+            "recipe": "also the config's finetune.recipe (plan.RECIPE_KEY) and the run's fingerprint",
+            "search": "also a key of chosen.json and of metrics.json's models",
+            "best_epoch": RUN_ENTRY,
+            "validation": "a split's name",
+            "test": "a split's name",
+            "classes_predicted": RUN_ENTRY,
+            "predictions": RUN_ENTRY,
+            "no_answer_threshold": RUN_ENTRY,
+            "diverged": RUN_ENTRY,
+            "machine": "also a key of the MLM evaluation's results (eval_metrics.py)",
+        },
+        0,  # every key is also metrics.json's runs' or another file's: the skips' reasons are what is checked
+    ),
+    "a linear probe's result": (
+        probe_file,
+        ProbeResult,
+        {
+            **RUN_OF,
+            "validation": "a split's name",
+            "test": "a split's name",
+            "predictions": RUN_ENTRY,
+            "strength": RUN_ENTRY,
+            "no_answer_threshold": RUN_ENTRY,
+            "machine": "also a key of the MLM evaluation's results (eval_metrics.py)",
+        },
+        1,
+    ),
+    "baselines.json": (
+        baselines_file,
+        BaselineResult,
+        {
+            "validation": "a split's name",
+            "test": "a split's name",
+            "predictions": RUN_ENTRY,
+            "strength": RUN_ENTRY,
+            "fold": FOLD_ENTRY,
+        },
+        0,  # every key is also metrics.json's runs': the skips' reasons are what is checked
     ),
 }
 
@@ -49,18 +122,25 @@ PATH_SKIPPED = {
 
 @pytest.mark.parametrize("name", CONTRACTS)
 def test_no_module_but_the_files_own_spells_one_of_its_keys(name):
-    module, view, skipped = CONTRACTS[name]
+    module, view, skipped, least = CONTRACTS[name]
     keys = [each.name for each in fields(view)]
     assert set(skipped) <= set(keys), "a skipped key the file no longer holds"
     checked = [key for key in keys if key not in skipped]
-    assert len(checked) >= 5, checked  # the test still means something
+    assert len(checked) >= least, checked
     assert spelled_elsewhere(module, checked) == {}
+    assert set(spelled_elsewhere(module, list(skipped))) == set(skipped), "a skip whose reason no longer holds"
 
 
 @pytest.mark.parametrize(
     ("module", "paths"),
-    [(metrics_file, [METRICS_FILE]), (task_file, [TASK_DATA, FOLD_DATA, TASK_FILE])],
-    ids=["metrics.json", "task.json"],
+    [
+        (metrics_file, [METRICS_FILE]),
+        (task_file, [TASK_DATA, FOLD_DATA, TASK_FILE]),
+        (run_file, [RUN_FILE]),
+        (probe_file, [PROBE_FILE]),
+        (baselines_file, [BASELINES_FILE]),
+    ],
+    ids=["metrics.json", "task.json", "a run's result", "a probe's result", "baselines.json"],
 )
 def test_no_other_module_spells_the_files_path(module, paths):
     found = spelled_elsewhere(module, [re.escape(path) for path in paths])
@@ -112,11 +192,7 @@ def test_a_foreign_file_is_refused_naming_the_first_field_it_lacks(tmp_path):
         read_task_metrics(str(evaluation))
 
 
-TASK = {"task": "party", "type": "embedded", "description": "the party of a passage of a speech",
-        "problem": "classification", "labels": ["Democratic", "Republican"], "metrics": ["accuracy", "macro_f1"],
-        "main_metric": "accuracy", "text_pair": False, "tag_scheme": None, "allow_unanswerable": None,
-        "reported_split": "test", "carved": ["test", "validation"], "folds": None, "fold": None,
-        "splits": {"train": {"examples": 120, "groups": 7, "sha256": "0" * 64}}}  # fmt: skip
+TASK = as_json(task_description(splits={"train": {"examples": 120, "groups": 7, "sha256": "0" * 64}}))
 
 
 def test_a_task_description_reads_back_whole_and_is_written_again_byte_for_byte(tmp_path):
@@ -142,3 +218,71 @@ def test_an_older_edited_or_foreign_task_description_is_refused_naming_the_file_
     path.write_text(json.dumps(edited(TASK)))
     with pytest.raises(DataError, match=rf"{re.escape(str(path))}: not a task file of this workflow \(.*{named}"):
         read_task_file(path)
+
+
+def test_a_runs_result_is_written_in_the_files_order_and_read_back_whole(tmp_path):
+    run = run_result(test=None, no_answer_threshold=0.4)  # a task reporting validation, its questions maybe unanswered
+    write_run(str(tmp_path / "seed-1.json"), run)
+    written = json.loads((tmp_path / "seed-1.json").read_text())
+    assert list(written) == [each.name for each in fields(RunResult) if each.name != "test"]
+    assert read_run(str(tmp_path / "seed-1.json")) == run
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        (lambda run: run.pop("diverged"), r"KeyError\('diverged'\)"),  # an older run's
+        (lambda run: run.update(seed=1.0), r"its 'seed' is 1.0, not an integer"),
+        (lambda run: run.update(classes_predicted={"test": 2.0}), r"its 'classes_predicted' is 2.0, not an integer"),
+    ],
+)
+def test_an_older_or_edited_runs_result_is_refused_naming_the_file_and_the_field(tmp_path, edit, named):
+    path = tmp_path / "seed-1.json"
+    run = as_json(run_result())
+    edit(run)
+    path.write_text(json.dumps(run))
+    refusal = rf"{re.escape(str(path))}: not a fine-tuning result of this workflow \(.*{named}"
+    with pytest.raises(DataError, match=refusal):
+        read_run(str(path))
+
+
+def test_a_probes_result_and_the_baselines_are_written_in_the_files_order_and_read_back_whole(tmp_path):
+    probe = probe_result(test=None, no_answer_threshold=0.4)  # a task reporting validation, questions maybe unanswered
+    write_probe(str(tmp_path / "seed-1.json"), probe)
+    written = json.loads((tmp_path / "seed-1.json").read_text())
+    assert list(written) == [each.name for each in fields(ProbeResult) if each.name != "test"]
+    assert read_probe(str(tmp_path / "seed-1.json")) == probe
+    baselines = {
+        "majority": BaselineResult(validation={"accuracy": 0.5}, test={"accuracy": 0.4}, predictions=[1], fold=2),
+        "tfidf": BaselineResult(validation={"accuracy": 0.7}, predictions=[0], strength=10.0, fold=2),
+    }
+    write_baselines(str(tmp_path / "baselines.json"), baselines)
+    written = json.loads((tmp_path / "baselines.json").read_text())
+    assert [list(found) for found in written.values()] == [
+        ["validation", "test", "predictions", "fold"],
+        ["validation", "predictions", "strength", "fold"],
+    ]
+    assert read_baselines(str(tmp_path / "baselines.json")) == baselines
+
+
+@pytest.mark.parametrize(
+    ("what", "read", "written", "named"),
+    [
+        (
+            "linear-probe result",
+            read_probe,
+            {**as_json(probe_result()), "seed": 1.0},
+            r"its 'seed' is 1.0, not an integer",
+        ),
+        ("linear-probe result", read_probe, {"mlm_loss": 4.9}, r"KeyError\('task'\)"),  # another file
+        ("baselines file", read_baselines, {"majority": {"validation": {}, "predictions": []}}, r"KeyError\('fold'\)"),
+        ("baselines file", read_baselines, {"majority": [0.5]}, r"TypeError"),
+    ],
+)
+def test_an_older_edited_or_foreign_probe_or_baselines_file_is_refused_naming_the_file_and_the_field(
+    tmp_path, what, read, written, named
+):
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(written))
+    with pytest.raises(DataError, match=rf"{re.escape(str(path))}: not a {what} of this workflow \(.*{named}"):
+        read(str(path))

@@ -2,15 +2,18 @@
 median, spread and pretraining gain, and the intervals and verdicts of its comparisons."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from finetune_data import probe_result, run_result
 from finetune_jobs import summarized
 from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import accuracy_score, f1_score, matthews_corrcoef
 
 from snakebert.errors import DataError
+from snakebert.files.json_views import as_json
 from snakebert.finetune.baselines import majority, run_baselines
 from snakebert.finetune.metrics import scores, spread
 from snakebert.finetune.metrics_file import task_metrics
@@ -103,11 +106,11 @@ def party(tmp_path_factory):
 def test_the_baselines_score_the_majority_class_and_tfidf(party, tmp_path):
     found = run_baselines(str(party), str(tmp_path / "baselines.json"))
     test_counts = [96, 120]  # Democratic, Republican passages of the test speeches
-    assert found["majority"]["test"]["accuracy"] == pytest.approx(max(test_counts) / sum(test_counts))
-    assert found["majority"]["test"]["macro_f1"] == pytest.approx(f1_score([0] * 96 + [1] * 120, [1] * 216,
+    assert found["majority"].test["accuracy"] == pytest.approx(max(test_counts) / sum(test_counts))
+    assert found["majority"].test["macro_f1"] == pytest.approx(f1_score([0] * 96 + [1] * 120, [1] * 216,
                                                                            average="macro"))  # fmt: skip
-    assert found["tfidf"]["strength"] in (0.1, 1.0, 10.0, 100.0)
-    assert found["tfidf"]["test"]["macro_f1"] > found["majority"]["test"]["macro_f1"]
+    assert found["tfidf"].strength in (0.1, 1.0, 10.0, 100.0)
+    assert found["tfidf"].test["macro_f1"] > found["majority"].test["macro_f1"]
     assert run_baselines(str(party), str(tmp_path / "again.json")) == found
 
 
@@ -128,12 +131,11 @@ def write_runs(folder, predictions: dict[str, list], values: dict[str, list[floa
             path = folder / f"{name}-{rate}-{seed}.json"
             scored = {"macro_f1": value, "accuracy": value}
             tested = scored if test is None else {"macro_f1": test, "accuracy": test}
-            run = {"task": "party", "model": name, "kind": kinds[name], "source": "results/model", "seed": seed,
-                   "recipe": {"learning_rate": rate}, "search": search,
-                   "best_epoch": 1.0, "validation": scored, "test": tested, "predictions": predictions[name],
-                   "machine": {**MACHINE, "cpu_capability": "AVX2" if name == "random" else "AVX512"},
-                   "classes_predicted": {"validation": 2, "test": 1 if value == 0.5 else 2}}  # fmt: skip
-            path.write_text(json.dumps(run))
+            run = run_result(model=name, kind=kinds[name], seed=seed, recipe={"learning_rate": rate}, search=search,
+                             validation=scored, test=tested, predictions=predictions[name],
+                             machine={**MACHINE, "cpu_capability": "AVX2" if name == "random" else "AVX512"},
+                             classes_predicted={"validation": 2, "test": 1 if value == 0.5 else 2})  # fmt: skip
+            path.write_text(json.dumps(as_json(run)))
             paths.append(str(path))
     return paths
 
@@ -330,7 +332,7 @@ def test_a_test_split_of_one_example_gives_no_interval_and_says_why(tmp_path):
 def test_the_majority_baselines_matthews_correlation_is_undefined(party):
     """The majority class answers one class to every example: its Matthews correlation divides by zero."""
     task, splits = read_task_dir(str(party))
-    found = majority(splits, {**task, "main_metric": "matthews", "metrics": ["matthews", "accuracy"]})
+    found = majority(splits, replace(task, main_metric="matthews", metrics=("matthews", "accuracy")))
     assert found["test"]["matthews"] is found["validation"]["matthews"] is None
     assert found["test"]["accuracy"] == pytest.approx(120 / 216)
 
@@ -382,10 +384,16 @@ def write_probes(folder, predictions: dict[str, list], values: dict[str, float],
         for seed in range(1, seeds + 1):
             paths.append(str(folder / f"probe-{name}-{seed}.json"))
             scored = {"macro_f1": value, "accuracy": value}
-            run = {"task": "party", "model": name, "kind": kinds[name], "source": "results/model", "seed": seed,
-                   "protocol": "linear_probe", "strength": 1.0, "validation": scored, "test": scored,
-                   "predictions": predictions[name], "machine": MACHINE}  # fmt: skip
-            Path(paths[-1]).write_text(json.dumps(run))
+            probe = probe_result(
+                model=name,
+                kind=kinds[name],
+                seed=seed,
+                validation=scored,
+                test=scored,
+                predictions=predictions[name],
+                machine=MACHINE,
+            )
+            Path(paths[-1]).write_text(json.dumps(as_json(probe)))
     return paths
 
 
@@ -439,11 +447,10 @@ def test_folds_are_pooled_seed_by_seed_and_resampled_over_every_group(tmp_path):
         for name, kind, predicted in (("pretrained", "pretrained", truth), ("random", "random_init", [0] * len(truth))):
             for seed in (2, 1):  # the summary orders them
                 fold_score = sklearns(truth, predicted, 2)
-                run = {"task": "party", "model": name, "kind": kind, "source": "results/model", "seed": seed,
-                       "fold": fold, "recipe": {"learning_rate": 3e-3}, "search": True, "best_epoch": float(fold),
-                       "validation": fold_score, "test": fold_score, "predictions": predicted, "machine": MACHINE,
-                       "classes_predicted": {"validation": 2, "test": len(set(predicted))}}  # fmt: skip
-                (tmp_path / f"{name}-{fold}-{seed}.json").write_text(json.dumps(run))
+                run = run_result(model=name, kind=kind, seed=seed, fold=fold, best_epoch=float(fold),
+                                 validation=fold_score, test=fold_score, predictions=predicted, machine=MACHINE,
+                                 classes_predicted={"validation": 2, "test": len(set(predicted))})  # fmt: skip
+                (tmp_path / f"{name}-{fold}-{seed}.json").write_text(json.dumps(as_json(run)))
                 runs.append(str(tmp_path / f"{name}-{fold}-{seed}.json"))
         baseline_files.append(str(tmp_path / f"baselines-{fold}.json"))
         run_baselines(str(folder / f"fold-{fold}"), baseline_files[-1])

@@ -5,6 +5,7 @@ training step, a question too long for a window refused by split and id before t
 span probe, the summary, whose bootstrap draws articles, and the embedded cloze task."""
 
 import json
+from dataclasses import replace
 
 import pytest
 from finetune_data import squad_articles, write_squad
@@ -71,14 +72,14 @@ def tuned(prepared):
 
 def test_a_squad_file_is_prepared_by_article_with_its_questions_counted(prepared):
     task, splits = read_task_dir(str(prepared[2]))
-    assert task["problem"] == "extractive_qa" and task["allow_unanswerable"] is True and task["labels"] is None
-    assert task["metrics"] == list(QA_METRICS) and task["main_metric"] == "squad_f1"
-    assert task["text_pair"] is True and task["carved"] == ["test", "validation"]
+    assert task.problem == "extractive_qa" and task.allow_unanswerable is True and task.labels is None
+    assert task.metrics == tuple(QA_METRICS) and task.main_metric == "squad_f1"
+    assert task.text_pair is True and task.carved == ("test", "validation")
     groups = {split: set(table.column("group").to_pylist()) for split, table in splits.items()}
     assert [len(found) for found in groups.values()] == [6, 3, 3]
     assert not groups["train"] & groups["validation"] and not groups["train"] & groups["test"]
     for split, table in splits.items():
-        counts = task["splits"][split]
+        counts = task.splits[split]
         assert counts["examples"] == counts["questions"] == len(table) == 5 * len(groups[split])
         assert counts["unanswerable"] == len(groups[split]) and counts["groups"] == len(groups[split])
         for context, answers in zip(table.column("text_pair").to_pylist(), table.column("label").to_pylist(),
@@ -116,12 +117,12 @@ def test_folds_keep_articles_whole_and_pooled_runs_score_answer_texts(tmp_path):
     tested = [read_task_dir(str(tmp_path / "qa" / f"fold-{fold}"))[1]["test"] for fold in (1, 2, 3)]
     articles = [set(table.column("group").to_pylist()) for table in tested]
     assert sum(map(len, articles)) == len(set.union(*articles)) == ARTICLES  # each article tested once, whole
-    assert described["splits"]["test"]["questions"] == 5 * ARTICLES
+    assert described.splits["test"]["questions"] == 5 * ARTICLES
     truth = [answers for table in tested for answers in table.column("label").to_pylist()]
     runs = [{"seed": 1, "fold": fold, "test": {}, "no_answer_threshold": 0.5,
              "predictions": [gold[0]["text"] if gold else "" for gold in table.column("label").to_pylist()]}
             for fold, table in enumerate(tested, 1)]  # fmt: skip
-    [pooled] = pooled_runs(runs, {**described, "task": "qa"}, truth)
+    [pooled] = pooled_runs(runs, replace(described, task="qa"), truth)
     assert pooled["test"] == {"squad_f1": 1.0, "exact_match": 1.0} and len(pooled["predictions"]) == len(truth)
     assert [fold["no_answer_threshold"] for fold in pooled["folds"]] == [0.5] * 3
 
@@ -150,20 +151,20 @@ def test_a_run_answers_with_texts_of_the_context_at_a_threshold_chosen_on_valida
 ):
     out, result = tuned
     task, splits = read_task_dir(str(prepared[2]))
-    for split in ("validation", "test"):
-        assert list(result[split]) == list(QA_METRICS)
-        assert all(isinstance(value, float) and 0 <= value <= 1 for value in result[split].values())
-        assert result["classes_predicted"][split] is None
+    for split, scores in (("validation", result.validation), ("test", result.test)):
+        assert list(scores) == list(QA_METRICS)
+        assert all(isinstance(value, float) and 0 <= value <= 1 for value in scores.values())
+        assert result.classes_predicted[split] is None
     table = splits["test"]
-    assert len(result["predictions"]) == len(table) == task["splits"]["test"]["questions"]
+    assert len(result.predictions) == len(table) == task.splits["test"]["questions"]
     contexts = table.column("text_pair").to_pylist()
     assert all(isinstance(answer, str) and answer in context
-               for answer, context in zip(result["predictions"], contexts, strict=True))  # fmt: skip
-    assert isinstance(result["no_answer_threshold"], float)
+               for answer, context in zip(result.predictions, contexts, strict=True))  # fmt: skip
+    assert isinstance(result.no_answer_threshold, float)
     scored = PROBLEMS["extractive_qa"].scores(list(QA_METRICS), table.column("label").to_pylist(),
-                                              result["predictions"], task)  # fmt: skip
-    assert scored == result["test"]  # the test scores are the predictions'
-    assert result["diverged"] is None and 1 <= result["best_epoch"] <= RECIPE["epochs"]
+                                              result.predictions, task)  # fmt: skip
+    assert scored == result.test  # the test scores are the predictions'
+    assert result.diverged is None and 1 <= result.best_epoch <= RECIPE["epochs"]
     again = prepared[0] / "run-b" / "result.json"
     finetune(job(prepared, prepared[0] / "run-b"), str(again))
     assert again.read_bytes() == out.read_bytes()
@@ -176,7 +177,7 @@ def test_a_v1_run_records_no_threshold(prepared, tmp_path):
     prepare_task(qa_task(str(path), allow_unanswerable=False), str(tmp_path / "qa"))
     run = job(prepared, tmp_path, task_dir=str(tmp_path / "qa"), recipe={**RECIPE, "epochs": 1})
     result = finetune(run, str(tmp_path / "result.json"))
-    assert "no_answer_threshold" not in result and all(result["predictions"])
+    assert result.no_answer_threshold is None and all(result.predictions)
 
 
 def test_a_question_too_long_for_a_window_is_refused_by_split_and_id_before_training(prepared, tmp_path):
@@ -238,7 +239,7 @@ def test_the_summary_holds_the_runs_and_the_sentence_baseline_with_an_interval_o
     assert set(baselines) == {"squad_sentence"}
     task, splits = read_task_dir(str(task_dir))
     contexts = splits["test"].column("text_pair").to_pylist()
-    answers = baselines["squad_sentence"]["predictions"]
+    answers = baselines["squad_sentence"].predictions
     assert all(answer == "" or answer.endswith(".") and answer in context
                for answer, context in zip(answers, contexts, strict=True))  # fmt: skip
     out = root / "metrics.json"
@@ -251,7 +252,7 @@ def test_the_summary_holds_the_runs_and_the_sentence_baseline_with_an_interval_o
     compared = found["comparisons"]["squad_sentence"]
     assert compared["metric"] == "squad_f1" and compared["verdict"].startswith("not shown: 3 test groups")
     ours = found["models"]["pretrained"]["runs"][0]
-    assert ours["test"] == tuned[1]["test"] and ours["no_answer_threshold"] == tuned[1]["no_answer_threshold"]
+    assert ours["test"] == tuned[1].test and ours["no_answer_threshold"] == tuned[1].no_answer_threshold
     assert found["linear_probe"]["models"]["pretrained"]["runs"][0]["no_answer_threshold"] is not None
     assert list(found["linear_probe"]["models"]) == ["pretrained", "squad_sentence"]
 
@@ -263,10 +264,10 @@ def test_the_embedded_cloze_task_blanks_a_name_that_its_context_holds(tmp_path):
     task = {"name": "cloze", "type": "embedded", "task": "sotu-cloze", "questions_per_speech": 1, "recipe": {},
             "split": {"validation_fraction": 0.15, "test_fraction": 0.15, "seed": 0, "folds": None}}  # fmt: skip
     described = prepare_task(task, str(tmp_path / "cloze"))
-    assert described["problem"] == "extractive_qa" and described["allow_unanswerable"] is False
+    assert described.problem == "extractive_qa" and described.allow_unanswerable is False
     _, splits = read_task_dir(str(tmp_path / "cloze"))
     groups = [set(table.column("group").to_pylist()) for table in splits.values()]
-    assert sum(map(len, groups)) == sum(split["questions"] for split in described["splits"].values()) > 240
+    assert sum(map(len, groups)) == sum(split["questions"] for split in described.splits.values()) > 240
     assert not groups[0] & groups[1] and not groups[0] & groups[2] and not groups[1] & groups[2]
     for row in splits["train"].to_pylist():
         assert row["text"].count(BLANK) == 1 and row["label"]

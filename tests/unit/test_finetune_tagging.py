@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet
 import pytest
-from finetune_data import write_conll
+from finetune_data import task_description, write_conll
 from finetune_jobs import cpu_job, summarized
 from helpers import save_tiny_model, write_jsonl
 from seqeval.metrics import accuracy_score, f1_score, precision_score, recall_score
@@ -18,6 +18,7 @@ from shape_log import changed_ops, training_step_shapes
 
 from snakebert.errors import DataError
 from snakebert.finetune.baselines import majority, run_baselines, word_tags
+from snakebert.finetune.baselines_file import read_baselines
 from snakebert.finetune.frozen_states import STRENGTHS
 from snakebert.finetune.interval import MIN_GROUPS, NOT_SHOWN
 from snakebert.finetune.job import FinetuneJob
@@ -144,9 +145,9 @@ def test_a_tagging_file_is_prepared_by_document_with_list_columns_and_word_count
     described = prepare_task(tagging_task(path, file_format), str(tmp_path / "names"))
     task, splits = read_task_dir(str(tmp_path / "names"))
     assert task == described
-    assert task["problem"] == "token_classification" and task["tag_scheme"] == "iob2"
-    assert task["labels"] == TAGS and task["metrics"] == list(TAG_METRICS) and task["main_metric"] == "entity_f1"
-    assert task["text_pair"] is False and task["carved"] == ["test", "validation"]
+    assert task.problem == "token_classification" and task.tag_scheme == "iob2"
+    assert list(task.labels) == TAGS and task.metrics == tuple(TAG_METRICS) and task.main_metric == "entity_f1"
+    assert task.text_pair is False and task.carved == ("test", "validation")
     groups = {split: table.column("group").to_pylist() for split, table in splits.items()}
     assert [len(set(found)) for found in groups.values()] == [3, 3, 6]
     assert not set(groups["train"]) & set(groups["validation"]) and not set(groups["train"]) & set(groups["test"])
@@ -159,8 +160,8 @@ def test_a_tagging_file_is_prepared_by_document_with_list_columns_and_word_count
         assert pa.types.is_integer(table.schema.field("label").type.value_type)
         kept = [doc for name, doc in zip(names, docs, strict=True) if name in groups[split]]
         expected = [words for doc in kept for words in doc]  # whole documents, in file order
-        assert as_tags(table, task["labels"]) == expected
-        counts = task["splits"][split]
+        assert as_tags(table, task.labels) == expected
+        counts = task.splits[split]
         tags = [tag for words in expected for _, tag in words]
         assert counts["examples"] == len(expected) == SENTENCES * len(kept) and counts["groups"] == len(kept)
         assert counts["words"] == len(tags) and counts["tag_counts"] == {tag: tags.count(tag) for tag in TAGS}
@@ -175,7 +176,7 @@ def test_the_three_formats_give_the_same_sentences_and_counts(tmp_path):
         found[file_format] = prepare_task(tagging_task(write(tmp_path / file_format, documents()), file_format),
                                           str(tmp_path / file_format / "names"))  # fmt: skip
     counts = [{split: {key: value for key, value in split_counts.items() if key != "sha256"}
-               for split, split_counts in described["splits"].items()} for described in found.values()]  # fmt: skip
+               for split, split_counts in described.splits.items()} for described in found.values()]  # fmt: skip
     assert counts[0] == counts[1] == counts[2]
 
 
@@ -257,7 +258,7 @@ def test_every_tagging_step_has_the_same_shapes(prepared, tmp_path):
     sentences' lengths."""
     run = job(prepared, tmp_path)
     task, tables = read_task_dir(run.task_dir)
-    tokenizer = load_tokenizer(run.source, run.name, PROBLEMS[task["problem"]].tokenizer_options)
+    tokenizer = load_tokenizer(run.source, run.name, PROBLEMS[task.problem].tokenizer_options)
     splits = {split: WordWindows(table, tokenizer, MAX_LENGTH, 8) for split, table in tables.items()}
     trainer = build_trainer(run, task, load_model(run, task), splits, tmp_path / "run")
     batches = list(trainer.get_train_dataloader())
@@ -270,18 +271,18 @@ def test_every_tagging_step_has_the_same_shapes(prepared, tmp_path):
 def test_a_run_scores_entities_predicts_a_tag_per_word_and_gives_the_same_bytes_again(prepared, tuned):
     out, result = tuned
     task, splits = read_task_dir(str(prepared[2]))
-    for split in ("validation", "test"):
-        assert list(result[split]) == list(TAG_METRICS)
-        assert all(value is None or (isinstance(value, float) and 0 <= value <= 1) for value in result[split].values())
-        assert isinstance(result["classes_predicted"][split], int)
-        assert 1 <= result["classes_predicted"][split] <= len(TAGS)
+    for split, scores in (("validation", result.validation), ("test", result.test)):
+        assert list(scores) == list(TAG_METRICS)
+        assert all(value is None or (isinstance(value, float) and 0 <= value <= 1) for value in scores.values())
+        assert isinstance(result.classes_predicted[split], int)
+        assert 1 <= result.classes_predicted[split] <= len(TAGS)
     truth = splits["test"].column("label").to_pylist()
-    assert len(result["predictions"]) == len(truth) == task["splits"]["test"]["examples"]
-    assert [len(found) for found in result["predictions"]] == [len(words) for words in truth]
-    assert all(tag in range(len(TAGS)) for found in result["predictions"] for tag in found)
-    scored = PROBLEMS["token_classification"].scores(list(TAG_METRICS), truth, result["predictions"], task)
-    assert scored == result["test"]  # the test scores are the predictions'
-    assert result["diverged"] is None and 1 <= result["best_epoch"] <= RECIPE["epochs"]
+    assert len(result.predictions) == len(truth) == task.splits["test"]["examples"]
+    assert [len(found) for found in result.predictions] == [len(words) for words in truth]
+    assert all(tag in range(len(TAGS)) for found in result.predictions for tag in found)
+    scored = PROBLEMS["token_classification"].scores(list(TAG_METRICS), truth, result.predictions, task)
+    assert scored == result.test  # the test scores are the predictions'
+    assert result.diverged is None and 1 <= result.best_epoch <= RECIPE["epochs"]
     again = prepared[0] / "run-b" / "result.json"
     finetune(job(prepared, prepared[0] / "run-b"), str(again))
     assert again.read_bytes() == out.read_bytes()
@@ -293,15 +294,15 @@ def test_a_run_scores_entities_predicts_a_tag_per_word_and_gives_the_same_bytes_
 def test_the_baselines_of_a_tagging_task_are_the_majority_tag_and_each_words_tag_and_not_tfidf(prepared, baselines):
     path, found = baselines
     task, splits = read_task_dir(str(prepared[2]))
-    assert set(found) == {"majority", "word_tags"} and json.loads(path.read_text()) == found
+    assert set(found) == {"majority", "word_tags"} and read_baselines(str(path)) == found
     truth = splits["test"].column("label").to_pylist()
-    assert found["majority"]["predictions"] == [[0] * len(words) for words in truth]  # O everywhere
-    counts = task["splits"]["test"]
+    assert found["majority"].predictions == [[0] * len(words) for words in truth]  # O everywhere
+    counts = task.splits["test"]
     assert counts["tag_counts"]["B-PER"] > 0
-    assert found["majority"]["test"] == {"entity_f1": 0.0, "entity_precision": None, "entity_recall": 0.0,
+    assert found["majority"].test == {"entity_f1": 0.0, "entity_precision": None, "entity_recall": 0.0,
                                          "token_accuracy": counts["tag_counts"]["O"] / counts["words"]}  # fmt: skip
-    assert [len(words) for words in found["word_tags"]["predictions"]] == [len(words) for words in truth]
-    assert found["word_tags"]["test"]["entity_f1"] > 0 and found["majority"]["fold"] is None
+    assert [len(words) for words in found["word_tags"].predictions] == [len(words) for words in truth]
+    assert found["word_tags"].test["entity_f1"] > 0 and found["majority"].fold is None
 
 
 def split_of(*sentences: list[tuple[str, str]]) -> pa.Table:
@@ -312,8 +313,7 @@ def split_of(*sentences: list[tuple[str, str]]) -> pa.Table:
 
 
 def test_word_tags_answers_each_words_most_frequent_train_tag_and_the_majority_tag_for_unseen_words():
-    task = {"problem": "token_classification", "labels": TAGS, "tag_scheme": "iob2", "metrics": list(TAG_METRICS),
-            "main_metric": "entity_f1", "reported_split": "test"}  # fmt: skip
+    task = task_description(problem="token_classification", labels=TAGS, tag_scheme="iob2", metrics=list(TAG_METRICS))
     train = split_of(
         [("paris", "B-LOC"), ("is", "O"), ("far", "O")],
         [("paris", "B-PER"), ("hilton", "I-PER"), ("is", "O"), ("paris", "B-LOC")],
@@ -379,7 +379,7 @@ def test_the_summary_holds_the_runs_the_baselines_and_the_probe_with_comparisons
                 low, high = compared["interval"]
                 assert -1 <= low < high <= 1 and compared["verdict"] in ("yes", "no", NOT_SHOWN)
     ours = found["models"]["pretrained"]["runs"][0]
-    assert ours["test"] == tuned[1]["test"] and "predictions" not in out.read_text()
+    assert ours["test"] == tuned[1].test and "predictions" not in out.read_text()
     majority_f1 = found["models"]["majority"]["summary"]["entity_f1"]
     assert majority_f1 == {"median": 0.0, "min": 0.0, "max": 0.0, "runs": 1}
     assert [run["seed"] for run in found["linear_probe"]["models"]["pretrained"]["runs"]] == [1, 2]
@@ -404,7 +404,7 @@ GUESS = [
 
 
 def test_the_bootstrap_draws_sentence_counts_and_scores_entity_f1_anew_on_each_resample():
-    task = {"problem": "token_classification", "labels": TAGS, "tag_scheme": "iob2"}
+    task = task_description(problem="token_classification", labels=TAGS, tag_scheme="iob2", metrics=list(TAG_METRICS))
     truth = [[TAGS.index(tag) for tag in sentence] for sentence in TRUTH]
     runs = {"ours": [[[TAGS.index(tag) for tag in sentence] for sentence in GUESS]], "diverged": [None]}
     drawn_truth, drawn, score = PROBLEMS["token_classification"].resampled("entity_f1", truth, runs, task)

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 import torch
 import transformers
-from finetune_data import WORDS, number_rows, pair_rows, write_csv
+from finetune_data import WORDS, number_rows, pair_rows, run_result, write_csv
 from helpers import REPO, save_tiny_model, write_jsonl
 from shape_log import changed_ops, training_step_shapes
 from tensorboard_history import events, scalars
@@ -22,6 +22,7 @@ from tracker_histories import mlflow_history, mlflow_runs, wandb_history
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError
+from snakebert.files.json_views import as_json
 from snakebert.files.settings_files import settings_file
 from snakebert.files.tracking_settings import read_tracking_settings, write_tracking_settings
 from snakebert.finetune.chosen_file import read_chosen, write_chosen
@@ -29,7 +30,9 @@ from snakebert.finetune.encoded import EncodedSplit
 from snakebert.finetune.job import FinetuneJob, job_from
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.rates import choose_rate, chosen_rate
+from snakebert.finetune.run_file import read_run
 from snakebert.finetune.run_folder import remove_finished
+from snakebert.finetune.task_file import TASK_FILE, read_task_file
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
 from snakebert.job_arguments import add_arguments
 from snakebert.training.job import tracked
@@ -69,9 +72,9 @@ def test_two_runs_give_identical_results_and_leave_no_checkpoint(prepared, tmp_p
     first = finetune(job(prepared, tmp_path), str(tmp_path / "a.json"))
     second = finetune(job(prepared, tmp_path), str(tmp_path / "b.json"))
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
-    assert first == second and set(first["test"]) == {"macro_f1", "accuracy"}
-    assert 1 <= first["best_epoch"] <= 3 and first["recipe"] == RECIPE and first["search"] is True
-    assert set(first["classes_predicted"]) == {"validation", "test"} and first["classes_predicted"]["test"] in (1, 2)
+    assert first == second and set(first.test) == {"macro_f1", "accuracy"}
+    assert 1 <= first.best_epoch <= 3 and first.recipe == RECIPE and first.search is True
+    assert set(first.classes_predicted) == {"validation", "test"} and first.classes_predicted["test"] in (1, 2)
     assert not any((tmp_path / "checkpoints").glob("*/checkpoint-*"))
 
 
@@ -92,7 +95,7 @@ def test_a_run_reports_each_epochs_validation_scores_to_every_tracker(prepared, 
     for points in (wandb_history(history, "eval/macro_f1"), mlflow_history(store, run.info.run_id, "eval_macro_f1")):
         assert [step for step, _ in points] == [step for step, _ in curve]
         assert [value for _, value in points] == pytest.approx([value for _, value in curve], rel=1e-6)
-    assert max(value for _, value in curve) == pytest.approx(result["validation"]["macro_f1"], abs=1e-6)
+    assert max(value for _, value in curve) == pytest.approx(result.validation["macro_f1"], abs=1e-6)
 
 
 def test_a_chosen_run_takes_the_rate_its_search_chose_on_validation_and_a_rate_off_the_grid_is_refused(
@@ -103,9 +106,8 @@ def test_a_chosen_run_takes_the_rate_its_search_chose_on_validation_and_a_rate_o
     for rate, scores in ((1e-3, [0.5, 0.9]), (5e-3, [0.7, 0.8]), (2e-2, [None, 0.75])):  # medians 0.7, 0.75, 0.75
         for seed, score in enumerate(scores, 1):
             search.append(str(tmp_path / f"search-{rate}-{seed}.json"))
-            run = {"model": "pretrained", "seed": seed, "recipe": {**RECIPE, "learning_rate": rate},
-                   "validation": {"macro_f1": score}, "test": {}}  # fmt: skip
-            Path(search[-1]).write_text(json.dumps(run))
+            run = run_result(seed=seed, recipe={**RECIPE, "learning_rate": rate}, validation={"macro_f1": score})
+            Path(search[-1]).write_text(json.dumps(as_json(run)))
     chosen = tmp_path / "chosen.json"
     write_chosen(str(chosen), choose_rate(str(prepared[2] / "task.json"), search, grid))
     assert read_chosen(str(chosen)).learning_rate == 5e-3  # the first of the two best medians
@@ -119,7 +121,7 @@ def test_a_chosen_run_takes_the_rate_its_search_chose_on_validation_and_a_rate_o
     chosen_job = job_from(parser.parse_args([*given, "--chosen", str(chosen)]))
     assert (chosen_job.rate, chosen_job.searching) == (5e-3, False)
     found = finetune(chosen_job, str(tmp_path / "run.json"))
-    assert found["recipe"] == {**RECIPE, "learning_rate": 5e-3} and found["search"] is False
+    assert found.recipe == {**RECIPE, "learning_rate": 5e-3} and found.search is False
     with pytest.raises(DataError, match=r"finetune run at the learning rate 0.01: not a rate of the recipe's grid"):
         finetune(job_from(parser.parse_args([*given, "--rate", "0.01"])), str(tmp_path / "x.json"))
     assert not (tmp_path / "x.json").exists()
@@ -147,18 +149,19 @@ def search_runs(folder, outcomes: dict[float, list]) -> tuple[str, ...]:
     for rate, found in outcomes.items():
         for seed, outcome in enumerate(found, 1):
             diverged = f"training loss {outcome} in epoch 1" if outcome == "nan" else None
-            run = {"model": "pretrained", "seed": seed, "recipe": {**RECIPE, "learning_rate": rate},
-                   "diverged": diverged, "validation": {"macro_f1": None if diverged else outcome},
-                   "test": {}}  # fmt: skip
+            run = run_result(
+                seed=seed,
+                recipe={**RECIPE, "learning_rate": rate},
+                diverged=diverged,
+                validation={"macro_f1": None if diverged else outcome},
+            )
             paths.append(str(folder / f"search-{rate}-{seed}.json"))
-            Path(paths[-1]).write_text(json.dumps(run))
+            Path(paths[-1]).write_text(json.dumps(as_json(run)))
     return tuple(paths)
 
 
 def test_a_rate_at_which_a_search_run_diverged_is_never_chosen(tmp_path):
-    runs = [
-        json.loads(Path(path).read_text()) for path in search_runs(tmp_path, {1e-3: [0.5, 0.6], 5e-3: [0.9, "nan"]})
-    ]
+    runs = [read_run(path) for path in search_runs(tmp_path, {1e-3: [0.5, 0.6], 5e-3: [0.9, "nan"]})]
     assert chosen_rate(runs, [1e-3, 5e-3], "macro_f1") == 1e-3  # 5e-3's one defined score is the best
 
 
@@ -196,12 +199,10 @@ def test_test_labels_cannot_move_the_rate_a_search_chooses(prepared, tmp_path):
         write_chosen(chosen_file, choice)
         chosen = job(prepared, tmp_path, recipe=grid, rate=choice.learning_rate, chosen=chosen_file, seed=2,
                      task_dir=str(folder / "task"))  # fmt: skip
-        found.append(
-            [json.loads(path.read_text()) for path in search] + [finetune(chosen, str(folder / "chosen.json"))]
-        )
-    assert found[0][-1]["recipe"] == found[1][-1]["recipe"]
-    assert [run["validation"] for run in found[0]] == [run["validation"] for run in found[1]]
-    assert found[0][-1]["test"] != found[1][-1]["test"]
+        found.append([read_run(str(path)) for path in search] + [finetune(chosen, str(folder / "chosen.json"))])
+    assert found[0][-1].recipe == found[1][-1].recipe
+    assert [run.validation for run in found[0]] == [run.validation for run in found[1]]
+    assert found[0][-1].test != found[1][-1].test
 
 
 class Killed(Exception):
@@ -249,12 +250,12 @@ def test_a_run_that_diverges_records_why_with_no_score_and_stops_at_the_first_ep
     steps = counting_steps(monkeypatch)
     found = finetune(job(prepared, tmp_path, recipe={**RECIPE, "learning_rate": 1e30}, rate=1e30),
                      str(tmp_path / "diverged.json"))  # fmt: skip
-    assert found["diverged"] == "training loss nan in epoch 1"
-    assert found["validation"] == found["test"] == {"macro_f1": None, "accuracy": None}
-    assert found["predictions"] is None and found["best_epoch"] is None
-    assert found["classes_predicted"] == {"validation": None, "test": None}
+    assert found.diverged == "training loss nan in epoch 1"
+    assert found.validation == found.test == {"macro_f1": None, "accuracy": None}
+    assert found.predictions is None and found.best_epoch is None
+    assert found.classes_predicted == {"validation": None, "test": None}
     assert len(steps) == 48 // RECIPE["batch_size"]  # one epoch of 48 train examples, not 3
-    assert json.loads((tmp_path / "diverged.json").read_text()) == found
+    assert read_run(str(tmp_path / "diverged.json")) == found
     assert not (tmp_path / "checkpoints").exists()
 
 
@@ -270,8 +271,8 @@ def test_outputs_that_are_not_finite_make_a_diverged_run(prepared, tmp_path, mon
 
     monkeypatch.setattr(transformers.Trainer, "predict", overflowing)
     found = finetune(job(prepared, tmp_path), str(tmp_path / "run.json"))
-    assert found["diverged"] == "outputs not finite on 1 of 16 validation examples"
-    assert found["test"] == {"macro_f1": None, "accuracy": None}
+    assert found.diverged == "outputs not finite on 1 of 16 validation examples"
+    assert found.test == {"macro_f1": None, "accuracy": None}
 
 
 def test_no_run_folder_exists_before_the_first_checkpoint_and_a_finished_run_leaves_none(prepared, tmp_path,
@@ -305,7 +306,7 @@ def test_a_finished_runs_folders_are_removed_up_to_checkpoints_finetune_and_no_f
 
 
 def test_random_init_has_the_architecture_and_not_the_weights(prepared, tmp_path):
-    task = json.loads((prepared[2] / "task.json").read_text())
+    task = read_task_file(prepared[2] / TASK_FILE)
     pretrained = load_model(job(prepared, tmp_path), task)
     random = load_model(job(prepared, tmp_path, kind="random_init"), task)
     assert pretrained.config.to_diff_dict() == random.config.to_diff_dict()
@@ -323,8 +324,8 @@ def test_a_reference_model_from_a_local_folder_and_a_regression_task(prepared, t
                             group_column=None, problem="regression"), str(numbers))  # fmt: skip
     found = finetune(job(prepared, tmp_path, kind="reference", name="other", model=reference, task_dir=str(numbers)),
                      str(tmp_path / "out.json"))  # fmt: skip
-    assert found["kind"] == "reference" and found["source"] == reference
-    assert set(found["test"]) == {"pearson", "spearman"}
+    assert found.kind == "reference" and found.source == reference
+    assert set(found.test) == {"pearson", "spearman"}
 
 
 def test_a_reference_model_without_a_mask_token_is_refused_before_training(prepared, tmp_path):

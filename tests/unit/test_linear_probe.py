@@ -59,7 +59,7 @@ def test_one_result_per_seed_the_same_for_a_saved_model_and_drawn_again_for_rand
         key: value for key, value in saved[1].items() if key != "seed"
     }
     assert saved[0]["strength"] in STRENGTHS and set(saved[0]["test"]) == {"macro_f1", "accuracy"}
-    assert len(saved[0]["predictions"]) == read_task_dir(str(root / "pairs"))[0]["splits"]["test"]["examples"]
+    assert len(saved[0]["predictions"]) == read_task_dir(str(root / "pairs"))[0].splits["test"]["examples"]
     first, second = (encoder("random_init", model_dir, seed, "random") for seed in (1, 2))
     assert not torch.equal(first.embeddings.word_embeddings.weight, second.embeddings.word_embeddings.weight)
     again = root / "again.json"

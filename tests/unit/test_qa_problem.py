@@ -7,6 +7,7 @@ a v1.1 task refuses a question without an answer by row and id, and the squad pr
 import numpy as np
 import pyarrow as pa
 import pytest
+from finetune_data import task_description
 
 from snakebert.errors import DataError
 from snakebert.finetune.baselines import BASELINES, squad_sentence
@@ -18,8 +19,8 @@ from snakebert.finetune.tasks import check_answered
 
 QA = PROBLEMS["extractive_qa"]
 CONTEXT = "Zanzibar lies off the coast of Tanzania. Its capital is Stone Town."
-TASK = {"name": "qa", "problem": "extractive_qa", "metrics": list(QA_METRICS), "main_metric": "squad_f1",
-        "reported_split": "test", "allow_unanswerable": True, "labels": None}  # fmt: skip
+TASK = task_description(task="qa", problem="extractive_qa", labels=None, metrics=QA_METRICS, allow_unanswerable=True)
+ENTRY = {"name": "qa", "problem": "extractive_qa", "allow_unanswerable": True}  # the task's config entry
 
 
 def hub_rows(answers: list[dict]) -> pa.Table:
@@ -110,12 +111,12 @@ def test_the_sentence_baseline_answers_each_question_with_its_best_sentence():
 
 def test_a_v1_task_refuses_a_question_without_an_answer_by_row_and_id():
     table = flat()
-    check_answered(TASK, "extractive_qa", {"train": (table, Where("rows"))})  # v2.0 allows it
-    check_answered({**TASK, "allow_unanswerable": False}, "classification", {"train": (table, Where("rows"))})
+    check_answered(ENTRY, "extractive_qa", {"train": (table, Where("rows"))})  # v2.0 allows it
+    check_answered({**ENTRY, "allow_unanswerable": False}, "classification", {"train": (table, Where("rows"))})
     with pytest.raises(
         DataError, match=r"rows: row 2 \(counted from 0\) \(id 'q2'\) has no answer.*allow_unanswerable"
     ):
-        check_answered({**TASK, "allow_unanswerable": False}, "extractive_qa", {"train": (table, Where("rows"))})
+        check_answered({**ENTRY, "allow_unanswerable": False}, "extractive_qa", {"train": (table, Where("rows"))})
 
 
 def test_the_squad_presets_resolve_as_v1_and_v2():
