@@ -15,6 +15,7 @@ import pytest
 import torch
 import transformers
 from finetune_data import WORDS, number_rows, pair_rows, run_result, write_csv
+from finetune_jobs import summarized
 from helpers import REPO, save_tiny_model, write_jsonl
 from shape_log import changed_ops, training_step_shapes
 from tensorboard_history import events, scalars
@@ -25,9 +26,11 @@ from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
 from snakebert.files.settings_files import settings_file
 from snakebert.files.tracking_settings import read_tracking_settings, write_tracking_settings
+from snakebert.finetune.baselines import run_baselines
 from snakebert.finetune.chosen_file import read_chosen, write_chosen
 from snakebert.finetune.encoded import EncodedSplit
 from snakebert.finetune.job import FinetuneJob, job_from
+from snakebert.finetune.linear_probe import probe_model
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.rates import choose_rate, chosen_rate
 from snakebert.finetune.run_file import read_run
@@ -316,16 +319,31 @@ def test_random_init_has_the_architecture_and_not_the_weights(prepared, tmp_path
     assert pretrained.config.id2label == {0: "different", 1: "same"}
 
 
-def test_a_reference_model_from_a_local_folder_and_a_regression_task(prepared, tiny_data, tmp_path):
+def test_a_regression_task_with_a_local_reference_model_runs_to_its_summary(prepared, tiny_data, tmp_path):
+    """A regression task as the workflow runs it (tests/workflow/test_finetune.py runs the other problems): each
+    model fine-tuned and probed, a reference model from a local folder among them, the baselines, the summary."""
     reference = save_tiny_model(tiny_data.tokenizer, tmp_path / "reference", the_bias=1.0)
     numbers = tmp_path / "numbers"
     rows = write_jsonl(tmp_path / "numbers.jsonl", number_rows(60))
     prepare_task(files_task(rows, format="jsonl", text_column="text", text_pair_column=None, label_column="score",
                             group_column=None, problem="regression"), str(numbers))  # fmt: skip
-    found = finetune(job(prepared, tmp_path, kind="reference", name="other", model=reference, task_dir=str(numbers)),
-                     str(tmp_path / "out.json"))  # fmt: skip
+    runs, probes = [], []
+    for kind, name, source in (("pretrained", "pretrained", prepared[1]), ("random_init", "random", prepared[1]),
+                               ("reference", "other", reference)):  # fmt: skip
+        runs.append(str(tmp_path / f"{name}.json"))
+        found = finetune(job(prepared, tmp_path, kind, source, name=name, task_dir=str(numbers)), runs[-1])
+        probes.append(str(tmp_path / f"{name}-probe.json"))
+        probe_model(str(numbers), name, kind, source, 16, 8, [probes[-1]])
     assert found.kind == "reference" and found.source == reference
     assert set(found.test) == {"pearson", "spearman"}
+    run_baselines(str(numbers), str(tmp_path / "baselines.json"))
+    summary = summarized(numbers / TASK_FILE, runs, probes, [5e-3], [str(tmp_path / "baselines.json")],
+                         str(tmp_path / "metrics.json"))  # fmt: skip
+    assert summary["problem"] == "regression" and summary["labels"] is None
+    assert summary["metrics"] == ["pearson", "spearman"]
+    assert list(summary["models"]) == ["pretrained", "random", "other", "majority", "tfidf"]
+    assert summary["models"]["other"]["kind"] == "reference"
+    assert list(summary["linear_probe"]["models"]) == list(summary["models"])
 
 
 def test_a_reference_model_without_a_mask_token_is_refused_before_training(prepared, tmp_path):

@@ -1,8 +1,9 @@
 """Fine-tuning through the workflow, on a copy of the trained tiny run: a sentence-pair `files` task in 2 folds by
-group, a regression task, a `hub` task from a local folder laid out like GLUE's, a word-tagging task from a CoNLL
-file, a question-answering task from a SQuAD v2.0 file and a reference model from a local folder, all in one run
-beside random initialisation and the baselines; what a `finetune` change reruns (never pretraining); identical
-splits, runs and baselines from a forced rerun; bad tasks refused with the file or key named and no metrics file."""
+group, a `hub` task from a local folder laid out like GLUE's, a word-tagging task from a CoNLL file, a
+question-answering task from a SQuAD v2.0 file and a reference model from a local folder, all in one run beside random
+initialisation and the baselines (a regression task runs the same jobs' code in tests/unit/test_finetune_train.py);
+what a `finetune` change reruns (never pretraining); identical splits, runs and baselines from a forced rerun; bad
+tasks refused with the file or key named and no metrics file."""
 
 import json
 import shutil
@@ -12,7 +13,6 @@ from pathlib import Path
 import pytest
 import yaml
 from finetune_data import (
-    number_rows,
     pair_rows,
     squad_articles,
     tagged_rows,
@@ -21,7 +21,7 @@ from finetune_data import (
     write_glue_folder,
     write_squad,
 )
-from helpers import planned_jobs, snakemake, write_jsonl
+from helpers import planned_jobs, snakemake
 from shared_builds import copy_build
 from tensorboard_history import events, scalars
 
@@ -38,7 +38,6 @@ def copied(trained, tmp_path_factory):
     workdir = copy_build(trained, tmp_path_factory.mktemp("finetune") / "work")
     shutil.copy(workdir / "test-config.yaml", workdir / "trained-config.yaml")
     write_csv(workdir / "labelled/pairs.csv", pair_rows(60))
-    write_jsonl(workdir / "labelled/numbers.jsonl", number_rows(60))
     write_conll(workdir / "labelled/tags.conll", tagged_rows(60))
     write_squad(workdir / "labelled/squad.json", squad_articles(15))
     write_glue_folder(workdir / "glue")
@@ -57,8 +56,6 @@ TASKS = [
     {"name": "pairs", "type": "files", "format": "csv", "train": "labelled/pairs.csv", "text_column": "first",
      "text_pair_column": "second", "label_column": "label", "group_column": "doc",
      "split": {"validation_fraction": 0.2, "folds": 2}},
-    {"name": "numbers", "type": "files", "format": "jsonl", "train": "labelled/numbers.jsonl", "text_column": "text",
-     "label_column": "score", "problem": "regression", "split": {"test_fraction": 0.2}},
     {"name": "mrpc", "type": "hub", "preset": "glue/mrpc", "path": "glue"},
     {"name": "tags", "type": "files", "format": "conll", "train": "labelled/tags.conll", "label_column": "label",
      "problem": "token_classification", "split": {"validation_fraction": 0.2, "test_fraction": 0.4}},
@@ -79,8 +76,8 @@ def finetuned(copied):
 
 def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned):
     workdir, planned = finetuned
-    assert planned == {"all": 1, "prepare_task": 5, "finetune": 18, "choose_rate": 15, "linear_probe": 18,
-                       "finetune_baselines": 6, "summarize_finetune": 5, "plot_downstream": 1, "report_summary": 1,
+    assert planned == {"all": 1, "prepare_task": 4, "finetune": 15, "choose_rate": 12, "linear_probe": 15,
+                       "finetune_baselines": 5, "summarize_finetune": 4, "plot_downstream": 1, "report_summary": 1,
                        "model_card": 1}  # fmt: skip
     results = {task["name"]: json.loads((workdir / f"results/finetune/{task['name']}/metrics.json").read_text())
                for task in TASKS}  # fmt: skip
@@ -96,7 +93,6 @@ def test_one_run_fine_tunes_every_task_and_model_and_nothing_before_it(finetuned
     for section in (pairs, pairs["linear_probe"]):
         for name in ("pretrained", "random", "reference"):
             assert all([fold["fold"] for fold in run["folds"]] == [1, 2] for run in section["models"][name]["runs"])
-    assert results["numbers"]["labels"] is None and results["numbers"]["metrics"] == ["pearson", "spearman"]
     assert results["mrpc"]["labels"] == ["not_equivalent", "equivalent"] and results["mrpc"]["main_metric"] == "f1"
     assert results["mrpc"]["splits"]["test"]["examples"] == 24
     tags = results["tags"]  # 15 documents of 4 sentences: the groups the splits and the bootstrap keep whole
@@ -124,7 +120,7 @@ def test_every_fine_tuning_run_keeps_a_history_of_its_epochs(finetuned):
     runs = [
         path for task in TASKS for path in (workdir / "results/finetune" / task["name"]).glob("runs/**/seed-1.json")
     ]
-    assert len(runs) == 18
+    assert len(runs) == 15
     for path in runs:
         run = json.loads(path.read_text())
         task, _, *rest = path.relative_to(workdir / "results/finetune").with_suffix("").parts
@@ -161,12 +157,12 @@ def test_a_forced_rerun_gives_identical_splits_runs_and_baselines(finetuned, tmp
 @pytest.mark.parametrize(
     ("change", "reruns"),
     [
-        ({"recipe": {"learning_rate": 1e-3, "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 18}),
+        ({"recipe": {"learning_rate": 1e-3, "epochs": 2, "batch_size": 16, "max_length": 32}}, {"finetune": 15}),
         (
             {"recipe": {"learning_rate": [5e-3, 1e-2], "epochs": 2, "batch_size": 16, "max_length": 32}},
-            {"finetune": 18},
+            {"finetune": 15},
         ),
-        ({"seeds": 2}, {"finetune": 18}),
+        ({"seeds": 2}, {"finetune": 15}),
         ({"compare": []}, {}),
     ],
 )
