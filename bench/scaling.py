@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
 sys.path.insert(0, str(REPO))
 from snakebert.config_defaults import schema_defaults  # noqa: E402
+from snakebert.files.settings_files import settings_file  # noqa: E402
 
 ENV = {**os.environ, "RAYON_NUM_THREADS": "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 TOKENIZER = {"min_frequency": 2, "lowercase": True, "model_max_length": 512}
@@ -50,8 +51,8 @@ def python(script: str, *args: str, cwd: Path | None = None) -> dict:
 
 def raw_shard(workdir: Path, name: str, files: list[str]) -> str:
     out = workdir / "raw" / name / "shard-00000.arrow"
-    source = json.dumps({"name": name, "type": "files", "format": "text", "text_column": "text"})
-    clean = json.dumps({**schema_defaults("clean"), "strip_patterns": [], "min_chars": 1})
+    source = settings_file({"name": name, "type": "files", "format": "text", "text_column": "text"}, workdir)
+    clean = settings_file({**schema_defaults("clean"), "strip_patterns": [], "min_chars": 1}, workdir)
     python("ingest_shard.py", "--source", source, "--clean", clean, "--shard", "0", "--out", str(out), "--stats",
            str(out.with_suffix(".json")), *files)  # fmt: skip
     python("find_duplicates.py", "--disabled", "--out", str(workdir / f"duplicates-{name}.arrow"), str(out))
@@ -61,7 +62,7 @@ def raw_shard(workdir: Path, name: str, files: list[str]) -> str:
 def memory_and_tokenizer(workdir: Path, files: list[str], vocab_size: int) -> dict:
     shards = {scale: raw_shard(workdir, f"x{scale}", files * scale) for scale in (1, 4)}
     cap = json.loads(Path(shards[1]).with_suffix(".json").read_text())["chars"]
-    settings = json.dumps({**TOKENIZER, "vocab_size": vocab_size, "sample_chars": cap})
+    settings = settings_file({**TOKENIZER, "vocab_size": vocab_size, "sample_chars": cap}, workdir)
     results = {}
     for scale, shard in shards.items():
         trained = python("train_tokenizer.py", "--tokenizer", settings, "--duplicates",

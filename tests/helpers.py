@@ -5,6 +5,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from snakebert.data.manifest import build_manifest, write_manifest
 from snakebert.data.pack import pack_shard
 from snakebert.data.tokenizer import train_tokenizer
 from snakebert.data.tokens import tokenize_shard
+from snakebert.files.settings_files import read_settings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -309,3 +311,11 @@ def spelled_elsewhere(module, names) -> dict[str, list[str]]:
         for name in names
     }
     return {name: paths for name, paths in found.items() if paths}
+
+
+def printed_settings(workdir: Path, printed: str, script: str, flag: str) -> dict:
+    """The config section that the first command of a dry run's `printed` output running scripts/`script` hands its
+    job after `flag`: a settings file, relative to the working directory `workdir`."""
+    [command, *_] = [line for line in printed.splitlines() if f"scripts/{script} " in line]
+    words = shlex.split(command.split(" > ", 1)[0])
+    return read_settings(str(workdir / words[words.index(flag) + 1]))

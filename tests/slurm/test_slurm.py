@@ -17,7 +17,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import CORES, REPO, snakemake, snakemake_env, training_config, two_source_config, write_config
+from helpers import (
+    CORES,
+    REPO,
+    printed_settings,
+    snakemake,
+    snakemake_env,
+    training_config,
+    two_source_config,
+    write_config,
+)
 from shared_builds import copy_build
 
 ACCOUNT = "snakebert-ci"  # created by tests/slurm/cluster.sh
@@ -239,7 +248,8 @@ def test_classic_runs_on_dl1_plan_gaudi_spawn_over_eight_hpus(workdir, classic):
     classic = ("--configfile", str(REPO / "config" / classic))
     done = snakemake(workdir, "-n", "-p", *profile, *classic)
     assert re.search(r"gaudi_spawn.py --world_size 8 --use_mpi \S*scripts/pretrain.py --backend hpu ", done.stdout)
-    assert '"backend": "auto"' in done.stdout and '"dataloader_num_workers": 2' in done.stdout
+    pretrain = printed_settings(workdir, done.stdout, "pretrain.py", "--pretrain")
+    assert pretrain["backend"] == "auto" and pretrain["dataloader_num_workers"] == 2
     planned = snakemake(workdir, "-n", "calibrate", *profile, *classic).stdout
     assert re.search(r"calibrate\s+1\b", planned)
     done = snakemake(workdir, "-n", "-p", "--resources", "hpu=4", *profile, *classic)

@@ -11,12 +11,12 @@ from collections import defaultdict
 
 import pytest
 import yaml
-from helpers import REPO, snakemake, training_config
+from helpers import REPO, printed_settings, snakemake, training_config
 from snakemake.utils import update_config
 from tiny_corpus import DOCS, write_text_corpus
 
 from snakebert.config_validation import validate_config
-from snakebert.files.settings_files import ARGUMENTS_FILE, expand_arguments, read_settings
+from snakebert.files.settings_files import ARGUMENTS_FILE, expand_arguments
 from snakebert.finetune.plan import models, task_job_count
 
 MAX_ARG_STRLEN = 128 * 1024
@@ -96,8 +96,7 @@ def test_no_command_carries_a_config_sections_json(plans):
     workdir, config, commands, _ = plans["large"]
     printed = [command for found in commands.values() for command in found]
     assert [command for command in printed if "{" in command or "[" in command] == []
-    training = shlex.split(commands["pretrain"][0].split(" > ", 1)[0])
-    settings = read_settings(str(workdir / training[training.index("--pretrain") + 1]))
+    settings = printed_settings(workdir, commands["pretrain"][0], "pretrain.py", "--pretrain")
     assert settings.items() >= config["pretrain"].items()
 
 
