@@ -11,6 +11,7 @@ GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
 from snakebert.code_digest import CodeDigests
 from snakebert.data import manifest as data_manifest
 from snakebert.data.manifest_view import MANIFEST_FILE
+from snakebert.data.near_dedup import SIGNATURE_FILE
 from snakebert.data.shards import declared_input
 from snakebert.data.sources import plan_corpus
 from snakebert.errors import DataError
@@ -61,6 +62,12 @@ FINETUNE_MODELS = finetune_plan.models(config["finetune"], config["model"][INIT_
 def corpus_shards(pattern):
     """`pattern` filled in for every shard of the corpus, in corpus order."""
     return [pattern.format(source=source, shard=shard) for source, shards in SHARDS.items() for shard in shards]
+
+
+def near_dedup_signatures(wildcards):
+    """Every shard's signatures, in corpus order, with `clean.near_dedup.enabled`; none (and no signature jobs)
+    without."""
+    return corpus_shards(SIGNATURE_FILE) if config["clean"]["near_dedup"]["enabled"] else []
 
 
 def script(name):
@@ -133,6 +140,19 @@ def section_settings(section):
         return settings_file(config[section], SETTINGS_FILES)
 
     return path
+
+
+def ingest_clean_settings(wildcards):
+    """The `clean` settings that shape a text shard, in a settings file: all but deduplication's, which the later
+    jobs apply, so changing those reruns no ingest."""
+    kept = {key: value for key, value in config["clean"].items() if key not in ("dedup", "near_dedup")}
+    return settings_file(kept, SETTINGS_FILES)
+
+
+def near_dedup_settings(wildcards):
+    """`clean.near_dedup`'s signature settings in a settings file (turning it on or off changes no signature)."""
+    kept = {key: value for key, value in config["clean"]["near_dedup"].items() if key != "enabled"}
+    return settings_file(kept, SETTINGS_FILES)
 
 
 def evaluation_settings(wildcards):

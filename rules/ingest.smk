@@ -14,15 +14,35 @@ rule ingest_shard:
         script=script("ingest_shard.py"),
         code=code("ingest_shard.py"),
         index=shard_index,
-        arguments=arguments_file({"--source": source_settings, "--clean": section_settings("clean"), "--": shard_files}),
+        arguments=arguments_file({"--source": source_settings, "--clean": ingest_clean_settings, "--": shard_files}),
     shell:
         "python {params.script} --shard {params.index} --out {output.shard} --stats {output.stats}"
         " --arguments-file {params.arguments} > {log} 2>&1"
 
 
+rule minhash_shard:
+    input:
+        "results/raw/{source}/{shard}.arrow",
+    output:
+        SIGNATURE_FILE,
+    log:
+        "logs/minhash_shard/{source}/{shard}.log",
+    benchmark:
+        "benchmarks/minhash_shard/{source}/{shard}.tsv"
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("minhash_shard.py"),
+        code=code("minhash_shard.py"),
+        settings=near_dedup_settings,
+    shell:
+        "python {params.script} --settings {params.settings} --out {output} {input} > {log} 2>&1"
+
+
 rule find_duplicates:
     input:
         raw=corpus_shards("results/raw/{source}/{shard}.arrow"),
+        signatures=near_dedup_signatures,
     output:
         "results/dedup/duplicates.arrow",
     log:
@@ -35,6 +55,6 @@ rule find_duplicates:
         script=script("find_duplicates.py"),
         code=code("find_duplicates.py"),
         disabled="" if config["clean"]["dedup"] else "--disabled",
-        arguments=arguments_file({"--": "raw"}),
+        arguments=arguments_file({"--signatures": "signatures", "--": "raw"}),
     shell:
         "python {params.script} {params.disabled} --out {output} --arguments-file {params.arguments} > {log} 2>&1"

@@ -1,4 +1,4 @@
-"""find_duplicates: list every document that repeats an earlier one, across all text shards."""
+"""find_duplicates: list every document that repeats an earlier one, or near-duplicates it, across all text shards."""
 
 import argparse
 import json
@@ -16,9 +16,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", required=True)
     parser.add_argument("--disabled", action="store_true", help="find nothing (clean.dedup: false)")
+    parser.add_argument("--signatures", nargs="*", default=[], help="each shard's (minhash_shard), in corpus order")
     parser.add_argument("raw_shards", nargs="+", help="all text shards, in corpus order")
     args = parse_arguments(parser)
-    found = find_duplicates(args.raw_shards, args.out, enabled=not args.disabled)
+    found = find_duplicates(args.raw_shards, args.out, enabled=not args.disabled, signatures=args.signatures)
     print(json.dumps({"duplicates": found}))
 
 

@@ -306,6 +306,16 @@ def tokenizer_base_problems(name: str | None) -> list[str]:
     return [problem] if problem else []
 
 
+def near_dedup_problems(settings: dict) -> list[str]:
+    """clean.near_dedup's bands take `rows` hashes each, out of the `hashes` of a signature."""
+    bands, rows, hashes = settings["bands"], settings["rows"], settings["hashes"]
+    if bands * rows <= hashes:
+        return []
+    return [
+        f"config clean.near_dedup: bands x rows ({bands} x {rows} = {bands * rows}) is larger than hashes ({hashes})"
+    ]
+
+
 def hub_problems(hub: dict) -> list[str]:
     if hub["push"] and not any(hub[key] for key in HUB_REPOS):
         return [f"config hub.push is true but none of hub.{', hub.'.join(HUB_REPOS)} is set"]
@@ -338,6 +348,7 @@ def config_problems(config: dict) -> list[str]:
         *task_source_problems(config["sources"], config["finetune"]["tasks"]),
         *local_revision_problems(config),
         *block_size_problems(config, max_positions),
+        *near_dedup_problems(config["clean"]["near_dedup"]),
         *hub_problems(config["hub"]),
         *tracking_problems(config["tracking"]),
     ]

@@ -69,6 +69,18 @@ def files_source(file_format: str, text_column: str = "text") -> dict:
     return {"name": "corpus", "type": "files", "format": file_format, "text_column": text_column, "shard_mb": 64}
 
 
+def raw_shard(path: Path, texts: list) -> str:
+    """A text shard of `texts` at `path`, as ingest writes one (each text with its exact-duplicate hash)."""
+    import pyarrow as pa
+
+    from snakebert.data.clean import text_hashes
+    from snakebert.data.ingest import SCHEMA
+
+    texts = pa.array(texts, pa.string())
+    write_arrow(path, pa.table([texts, pa.array(text_hashes(texts))], schema=SCHEMA))
+    return str(path)
+
+
 def write_arrow(path: Path, table, stream: bool = True, max_chunksize: int | None = None) -> Path:
     """`table` as an Arrow IPC stream (or file) at `path`."""
     import pyarrow as pa

@@ -6,7 +6,7 @@ import os
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ..data.manifest import read_manifest
-from ..data.manifest_view import MANIFEST_FILE, Manifest, Provenance
+from ..data.manifest_view import MANIFEST_FILE, Manifest, Provenance, Totals
 from ..files.json_views import as_json
 from ..hub import UPLOADS
 from . import bullets, card_text, corpus_sources, markdown_table, section, write_card
@@ -98,6 +98,23 @@ def contents(counts: dict, provenance: Provenance) -> dict[str, str]:
     }
 
 
+REMOVALS = {  # each count of the totals that removed documents, and why
+    "docs_null_or_empty": "null or empty text",
+    "docs_too_short": "shorter than `clean.min_chars` after cleaning",
+    "duplicates": "an exact repeat of an earlier document (`clean.dedup`)",
+    "near_duplicates": "a near-duplicate of an earlier document: MinHash of word n-grams (`clean.near_dedup`)",
+}
+
+
+def removal_table(totals: Totals) -> str:
+    """What was removed and why: each rule's documents, and the share of the documents read."""
+    rows = [
+        [why, f"{getattr(totals, key):,}", f"{getattr(totals, key) / max(totals.docs_read, 1):.2%}"]
+        for key, why in REMOVALS.items()
+    ]
+    return markdown_table(["removed as", "documents", "of those read"], rows)
+
+
 def shard_table(manifest: Manifest) -> str:
     return markdown_table(
         ["file", "source", "documents", "tokens", "blocks", "SHA-256"],
@@ -128,6 +145,11 @@ def dataset_card(manifest: Manifest) -> DatasetCard:
     sections = [
         f"# {metadata.pretty_name}\n\n{description(counts, sources)}",
         section("Contents", bullets(contents(counts, manifest.provenance))),
+        section(
+            "What was removed and why",
+            f"{manifest.totals.docs_read:,} documents read, {manifest.totals.docs:,} kept.",
+            removal_table(manifest.totals),
+        ),
         section("Files", MANIFEST, shard_table(manifest)),
         section("How to read the blocks", reading, USAGE),
     ]

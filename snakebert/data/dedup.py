@@ -1,14 +1,26 @@
-"""Exact deduplication across all shards, in corpus order: the first occurrence of a text is kept."""
+"""Deduplication across all shards, in corpus order: the first occurrence of a text is kept (exact), and with
+`clean.near_dedup` the first document of each cluster of near-duplicates (near_dedup.py). The removal list holds
+each removed document's shard, row and kind (exact, near), grouped by shard in corpus order."""
 
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import DataError
 from ..files.arrow_streams import read_table, stream_writer
+from .near_dedup import near_duplicates
 
-SCHEMA = pa.schema([("shard", pa.dictionary(pa.int32(), pa.string())), ("row", pa.int64())])
+EXACT, NEAR = "exact", "near"
+KINDS = (EXACT, NEAR)
+SCHEMA = pa.schema(
+    [
+        ("shard", pa.dictionary(pa.int32(), pa.string())),
+        ("row", pa.int64()),
+        ("kind", pa.dictionary(pa.int8(), pa.string())),
+    ]
+)
 
 
 class SeenHashes:
@@ -48,30 +60,45 @@ def read_hashes(raw_shard: str) -> np.ndarray:
     return column.to_numpy() if column.num_chunks else np.zeros(0, dtype=np.uint64)
 
 
-def find_duplicates(raw_shards: list[str], out: str, enabled: bool = True) -> int:
-    """Write the (shard, row) of every document already seen earlier in `raw_shards`; return how many."""
+def _exact_duplicates(raw_shards: list[str], enabled: bool) -> list[np.ndarray]:
+    """Per shard, the rows whose text an earlier document already had; a source left without documents is refused."""
     seen = SeenHashes()
-    keys = [shard_key(raw_shard) for raw_shard in raw_shards]
-    shard_of, rows = [], []
+    found = []
     docs_per_source: dict[str, int] = {}
-    for index, raw_shard in enumerate(raw_shards):
+    for raw_shard in raw_shards:
         hashes = read_hashes(raw_shard)
-        source = keys[index].split("/")[0]
+        source = shard_key(raw_shard).split("/")[0]
         docs_per_source[source] = docs_per_source.get(source, 0) + len(hashes)
-        if enabled:
-            repeated = np.flatnonzero(~seen.first_seen(hashes))
-            shard_of.append(np.full(len(repeated), index, dtype=np.int32))
-            rows.append(repeated.astype(np.int64))
+        found.append(np.flatnonzero(~seen.first_seen(hashes)) if enabled else np.zeros(0, np.int64))
     for source, docs in docs_per_source.items():
         if docs == 0:
             raise DataError(f"source {source!r} has no documents left after cleaning (see results/raw/{source}/*.json)")
-    shard_column = pa.DictionaryArray.from_arrays(
-        pa.array(np.concatenate(shard_of or [np.zeros(0, np.int32)])), pa.array(keys, pa.string())
-    )
-    table = pa.table([shard_column, pa.array(np.concatenate(rows or [np.zeros(0, np.int64)]))], SCHEMA)
+    return found
+
+
+def find_duplicates(
+    raw_shards: list[str], out: str, enabled: bool = True, signatures: list[str] | None = None
+) -> dict[str, int]:
+    """Write the (shard, row, kind) of every document already seen earlier in `raw_shards` (exact duplicates, with
+    `enabled`) or near-duplicating an earlier one (from their `signatures`, one file per shard, when given); return
+    how many of each kind."""
+    exact = _exact_duplicates(raw_shards, enabled)
+    near = near_duplicates(signatures, exact) if signatures else [np.zeros(0, np.int64)] * len(raw_shards)
+    shard_of, rows, kinds = [], [], []
+    for index, (repeated, similar) in enumerate(zip(exact, near, strict=True)):
+        found = np.concatenate([repeated, similar]).astype(np.int64)
+        order = np.argsort(found, kind="stable")
+        shard_of.append(np.full(len(found), index, dtype=np.int32))
+        rows.append(found[order])
+        kinds.append(np.repeat(np.arange(len(KINDS), dtype=np.int8), [len(repeated), len(similar)])[order])
+    columns = [
+        pa.DictionaryArray.from_arrays(pa.array(np.concatenate(shard_of)), pa.array(map(shard_key, raw_shards))),
+        pa.array(np.concatenate(rows)),
+        pa.DictionaryArray.from_arrays(pa.array(np.concatenate(kinds)), pa.array(KINDS)),
+    ]
     with stream_writer(out, SCHEMA) as writer:
-        writer.write_table(table)
-    return len(table)
+        writer.write_table(pa.table(columns, SCHEMA))
+    return {EXACT: sum(map(len, exact)), NEAR: sum(map(len, near))}
 
 
 def duplicate_rows(duplicates: str) -> dict[str, np.ndarray]:
@@ -86,3 +113,11 @@ def duplicate_rows(duplicates: str) -> dict[str, np.ndarray]:
     ends = np.append(starts[1:], len(codes))
     names = shards.dictionary.to_pylist()
     return {names[codes[start]]: rows[start:end] for start, end in zip(starts, ends, strict=True)}
+
+
+def removed_counts(duplicates: str, key: str) -> dict[str, int]:
+    """How many documents of the shard `key` the duplicates table removes, by kind (exact, near)."""
+    table = read_table(duplicates)
+    kinds = table.filter(pc.equal(table.column("shard").cast(pa.string()), key)).column("kind").cast(pa.string())
+    found = pc.value_counts(kinds).to_pylist() if len(kinds) else []
+    return {kind: next((each["counts"] for each in found if each["values"] == kind), 0) for kind in KINDS}

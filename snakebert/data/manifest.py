@@ -24,7 +24,7 @@ from ..files.json_views import as_json, not_this_workflows
 from .manifest_view import Manifest, ValidationRange, held_out_mask
 from .special_tokens import SPECIAL_ROLES
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 PACKING = {  # how pack_shard made the blocks
     "documents": "whole",  # every document as the tokenizer encodes it, [CLS] ... [SEP], never truncated
     "order": "corpus",  # concatenated in corpus order within each shard; blocks never span two shards
@@ -32,10 +32,10 @@ PACKING = {  # how pack_shard made the blocks
 }
 LIBRARIES = ("tokenizers", "transformers", "datasets", "pyarrow")
 CLEANING_COUNTS = ("docs_read", "docs_null_or_empty", "docs_too_short", "chars_read", "chars")
-COUNTS = ("docs", "tokens", "blocks", "dropped_tokens", "duplicates", *CLEANING_COUNTS)
+COUNTS = ("docs", "tokens", "blocks", "dropped_tokens", "duplicates", "near_duplicates", *CLEANING_COUNTS)
 RAW_STATS = {"source": str, **dict.fromkeys(CLEANING_COUNTS, int)}  # what each job's stats file holds
 MOSTLY_UNKNOWN = 2  # a corpus of which more than 1 token in 2 is [UNK] is refused
-TOKEN_STATS = dict.fromkeys(("docs", "tokens", "unknown_tokens", "duplicates", "vocab_size"), int)
+TOKEN_STATS = dict.fromkeys(("docs", "tokens", "unknown_tokens", "duplicates", "near_duplicates", "vocab_size"), int)
 BLOCK_STATS = {"tokens": int, "blocks": int, "dropped_tokens": int, "sha256": str}
 PROJECT = Path(__file__).resolve().parents[2]
 DATA_SECTIONS = ("sources", "clean", "tokenizer", "data")  # the config sections that shape the data set
@@ -119,6 +119,7 @@ def shard_entry(raw: str, raw_stats: str, token_stats: str, blocks: str, block_s
         "dropped_tokens": packed["dropped_tokens"],
         "sha256": packed["sha256"],
         "duplicates": tokens["duplicates"],
+        "near_duplicates": tokens["near_duplicates"],
         **{key: cleaning[key] for key in CLEANING_COUNTS},
         "vocab_size": tokens["vocab_size"],
         "unknown_tokens": tokens["unknown_tokens"],

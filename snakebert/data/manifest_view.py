@@ -28,6 +28,7 @@ class ManifestShard:
     dropped_tokens: int
     sha256: str
     duplicates: int
+    near_duplicates: int
     docs_read: int
     docs_null_or_empty: int
     docs_too_short: int
@@ -66,6 +67,7 @@ class Totals:
     blocks: int
     dropped_tokens: int
     duplicates: int
+    near_duplicates: int
     docs_read: int
     docs_null_or_empty: int
     docs_too_short: int

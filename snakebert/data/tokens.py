@@ -16,7 +16,7 @@ from ..files.arrow_streams import stream_writer
 from ..files.block_format import ids_dtype, token_schema
 from ..files.json_files import write_json
 from .corpus import shard_texts, text_pieces
-from .dedup import duplicate_rows, shard_key
+from .dedup import EXACT, NEAR, duplicate_rows, removed_counts, shard_key
 
 PIECE_CHARS = 100_000
 CUT_CONTEXT = 64  # characters each side of a cut encoded to check it
@@ -88,11 +88,13 @@ def unknown_id(tokenizer: Tokenizer) -> int | None:
 
 def tokenize_shard(raw_shard: str, tokenizer_dir: str, duplicates: str, out: str, stats: str) -> dict:
     """Write `tokenizer(text)["input_ids"]` of each kept document of `raw_shard`, in order, to `out`, and the
-    counts (documents, tokens, tokens unknown to the tokenizer, duplicates skipped, vocabulary size) to `stats`."""
+    counts (documents, tokens, tokens unknown to the tokenizer, exact and near duplicates skipped, vocabulary size)
+    to `stats`."""
     tokenizer = load_tokenizer(tokenizer_dir)
     dtype = ids_dtype(tokenizer.get_vocab_size())
     schema = token_schema(tokenizer.get_vocab_size())
     skip = duplicate_rows(duplicates).get(shard_key(raw_shard))
+    removed = removed_counts(duplicates, shard_key(raw_shard))
     unknown = unknown_id(tokenizer)
     docs = tokens = unknown_tokens = 0
     with stream_writer(out, schema) as writer:
@@ -107,7 +109,8 @@ def tokenize_shard(raw_shard: str, tokenizer_dir: str, duplicates: str, out: str
         "docs": docs,
         "tokens": tokens,
         "unknown_tokens": unknown_tokens,
-        "duplicates": 0 if skip is None else len(skip),
+        "duplicates": removed[EXACT],
+        "near_duplicates": removed[NEAR],
         "vocab_size": tokenizer.get_vocab_size(),
     }
     write_json(stats, counts)

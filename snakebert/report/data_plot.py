@@ -14,8 +14,8 @@ from ..files.arrow_streams import stream_batches
 from ..files.block_format import COLUMN
 from .figures import figure, save_svg
 
-FATES = (("docs", "kept"), ("duplicates", "duplicates"), ("docs_too_short", "too short"),
-         ("docs_null_or_empty", "null or empty"))  # fmt: skip
+FATES = (("docs", "kept"), ("duplicates", "duplicates"), ("near_duplicates", "near-duplicates"),
+         ("docs_too_short", "too short"), ("docs_null_or_empty", "null or empty"))  # fmt: skip
 
 
 def document_lengths(token_shards: list[str]) -> np.ndarray:

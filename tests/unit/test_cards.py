@@ -197,6 +197,11 @@ def test_the_dataset_card_holds_the_manifests_counts(run):
     assert card.data.size_categories == ["n<1K"] and card.data.task_categories == ["fill-mask"]
     for shard in manifest["shards"]:
         assert f"| `{shard['path']}` | texts | {shard['docs']} | {shard['tokens']} | {shard['blocks']} |" in card.text
+    removed = card.text.split("## What was removed and why")[1].split("##")[0]
+    assert f"{totals['docs_read']} documents read, {totals['docs']} kept." in removed
+    assert "(`clean.near_dedup`) | 0 | 0.00% |" in removed
+    share = totals["duplicates"] / totals["docs_read"]
+    assert f"an exact repeat of an earlier document (`clean.dedup`) | {totals['duplicates']} | {share:.2%} |" in removed
 
 
 def test_the_dataset_cards_code_reads_the_blocks_and_the_validation_split(run, monkeypatch):

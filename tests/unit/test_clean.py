@@ -4,10 +4,10 @@ from collections import Counter
 
 import numpy as np
 import pyarrow as pa
+from helpers import raw_shard
 
-from snakebert.data.clean import clean_batch, text_hashes
+from snakebert.data.clean import clean_batch
 from snakebert.data.dedup import SeenHashes, duplicate_rows, find_duplicates
-from snakebert.data.ingest import SCHEMA as RAW_SCHEMA
 
 CLEAN = {
     "unicode_normalization": "NFC",
@@ -55,23 +55,15 @@ def test_seen_hashes_keeps_first_occurrences_across_batches_and_merges():
     assert len(seen.levels) < 3
 
 
-def _raw_shard(path, texts):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    texts = pa.array(texts, pa.string())
-    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, RAW_SCHEMA) as writer:
-        writer.write_batch(pa.record_batch([texts, pa.array(text_hashes(texts))], schema=RAW_SCHEMA))
-    return str(path)
-
-
 def test_find_duplicates_drops_later_copies_in_corpus_order(tmp_path):
     shards = [
-        _raw_shard(tmp_path / "raw/a/shard-00000.arrow", ["one", "two", "one"]),
-        _raw_shard(tmp_path / "raw/a/shard-00001.arrow", ["three", "two"]),
-        _raw_shard(tmp_path / "raw/b/shard-00000.arrow", ["three", "four", "one"]),
+        raw_shard(tmp_path / "raw/a/shard-00000.arrow", ["one", "two", "one"]),
+        raw_shard(tmp_path / "raw/a/shard-00001.arrow", ["three", "two"]),
+        raw_shard(tmp_path / "raw/b/shard-00000.arrow", ["three", "four", "one"]),
     ]
     out = tmp_path / "duplicates.arrow"
-    assert find_duplicates(shards, str(out)) == 4
+    assert find_duplicates(shards, str(out)) == {"exact": 4, "near": 0}
     rows = {key: value.tolist() for key, value in duplicate_rows(str(out)).items()}
     assert rows == {"a/shard-00000": [2], "a/shard-00001": [1], "b/shard-00000": [0, 2]}
-    assert find_duplicates(shards, str(out), enabled=False) == 0
+    assert find_duplicates(shards, str(out), enabled=False) == {"exact": 0, "near": 0}
     assert duplicate_rows(str(out)) == {}

@@ -121,6 +121,10 @@ def test_a_non_finite_number_passes_the_schema_and_is_refused_naming_the_key(pat
             "config data.block_size (300) is larger than tokenizer.model_max_length (256)",
         ),
         (
+            [(("clean", "near_dedup", "bands"), 15)],
+            "config clean.near_dedup: bands x rows (15 x 8 = 120) is larger than hashes (112)",
+        ),
+        (
             [(("hub", "push"), True)],
             "config hub.push is true but none of hub.tokenizer_repo, hub.dataset_repo, hub.model_repo is set",
         ),

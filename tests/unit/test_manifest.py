@@ -41,6 +41,8 @@ def test_data_outputs_are_byte_identical_to_before_and_the_manifest_differs_only
         assert hashlib.sha256((results / name).read_bytes()).hexdigest() == digest, name
     manifest = json.loads(tiny_data.manifest.read_text())
     assert set(manifest) - set(GOLDEN["manifest"]) == NEW_FIELDS
+    newer = [manifest["totals"], *manifest["shards"]]  # near-duplicates are counted since format 4: none here
+    assert [counts.pop("near_duplicates") for counts in newer] == [0] * len(newer)
     assert {key: value for key, value in manifest.items() if key not in NEW_FIELDS} == GOLDEN["manifest"]
 
 
@@ -87,10 +89,14 @@ def test_a_manifest_of_another_format_is_refused_with_what_to_do(tiny_data, tmp_
     results = copy_results(tiny_data, tmp_path)
     path = results / "dataset/manifest.json"
     path.write_text(json.dumps(GOLDEN["manifest"]))  # format 1: no format_version
-    with pytest.raises(DataError, match="manifest format 1, this code reads format 3; delete it and rerun"):
+    with pytest.raises(
+        DataError, match=f"manifest format 1, this code reads format {FORMAT_VERSION}; delete it and rerun"
+    ):
         read_manifest(str(path))
     path.write_text("[]")
-    with pytest.raises(DataError, match="manifest format unknown, this code reads format 3; delete it and rerun"):
+    with pytest.raises(
+        DataError, match=f"manifest format unknown, this code reads format {FORMAT_VERSION}; delete it and rerun"
+    ):
         read_manifest(str(path))
     path.write_text(json.dumps({**json.loads(tiny_data.manifest.read_text()), "split": []}))
     with pytest.raises(

@@ -4,8 +4,9 @@ depends on it."""
 import json
 import shutil
 
-from helpers import MANIFEST, REPO, planned_jobs, snakemake, two_source_config, write_jsonl
+from helpers import MANIFEST, REPO, TEST_CONFIG, planned_jobs, snakemake, two_source_config, write_jsonl
 from shared_builds import copy_build
+from tiny_corpus import DOCS
 
 DATA_RULES = {"ingest_shard", "find_duplicates", "train_tokenizer", "tokenize_shard", "pack_shard", "build_manifest"}
 
@@ -44,6 +45,22 @@ def test_block_size_change_repacks_only(data_half, workdir):
     assert planned_jobs(workdir, changed, MANIFEST) == {"build_manifest": 1, "pack_shard": 4}
     snakemake(workdir, MANIFEST, config=changed)
     assert json.loads((workdir / "results/dataset/manifest.json").read_text())["block_size"] == 8
+
+
+def test_near_dedup_removes_a_near_copy_and_its_settings_rerun_no_ingest(data_half, workdir):
+    copy_build(data_half, workdir)
+    # each config written writes the corpus anew: both before the near copy is added
+    on = two_source_config(workdir, clean={**TEST_CONFIG["clean"], "near_dedup": {"enabled": True}})  # FineWeb's
+    rows = two_source_config(workdir, clean={**TEST_CONFIG["clean"], "near_dedup": {"enabled": True, "rows": 7}})
+    copy = f"Minutes of the meeting. {(workdir / 'corpus/texts/doc-00.txt').read_text()}"  # a text with a header
+    notes = [{"text": doc.upper(), "id": index} for index, doc in enumerate(DOCS)] + [{"text": copy, "id": 6}]
+    write_jsonl(workdir / "corpus/notes.jsonl", notes)
+    after = {"build_manifest": 1, "find_duplicates": 1, "pack_shard": 4, "tokenize_shard": 4, "train_tokenizer": 1}
+    assert planned_jobs(workdir, on, MANIFEST) == {**after, "minhash_shard": 4, "ingest_shard": 1}
+    snakemake(workdir, MANIFEST, config=on)
+    totals = json.loads((workdir / "results/dataset/manifest.json").read_text())["totals"]
+    assert (totals["docs_read"], totals["docs"], totals["near_duplicates"], totals["duplicates"]) == (13, 12, 1, 0)
+    assert planned_jobs(workdir, rows, MANIFEST) == {**after, "minhash_shard": 4}
 
 
 def test_settings_outside_the_data_rules_rerun_no_data_rule(data_half, workdir):
