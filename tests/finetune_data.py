@@ -248,7 +248,10 @@ def metrics_json(name: str, problem: str, metrics: list[str], medians: list[floa
             "kind": kind,
             "model": path,
             **rate,
-            "runs": [{"seed": seed, "validation": scores, "test": scores, "best_epoch": 2.0} for seed in seeds],
+            "runs": [  # a baseline's without a best epoch
+                {"seed": seed, "validation": scores, "test": scores, **({"best_epoch": 2.0} if seed else {})}
+                for seed in seeds
+            ],
             "summary": {
                 metric: summary(value, value - spread, value + spread, len(seeds)) for metric, value in scores.items()
             },

@@ -77,7 +77,7 @@ def downstream_results(task: TaskMetrics) -> list[EvalResult]:
             dataset_name=task.description,
             dataset_split=task.reported_split,
             metric_type=metric,
-            metric_name=f"{metric} (median of {len(task.seeds)} seeds)",
+            metric_name=f"{metric} (median of {plural(len(task.seeds), 'seed')})",
             metric_value=summary[metric].median,
         )
         for metric in task.metrics

@@ -19,6 +19,29 @@ def left_out_when_none():
     return field(default=None, metadata={LEFT_OUT: True})
 
 
+class _Absent:
+    """The value of a field whose key one file holds, its value maybe None, and another file of the same view leaves
+    out: false, and one of its kind (a copy of it is itself)."""
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __reduce__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+def left_out_when_absent():
+    """A field whose key the file holds where it was given (None included) and leaves out where not (ABSENT): one
+    view of files that hold the key, maybe null, and files that lack it (in a keyword-only dataclass)."""
+    return field(default=ABSENT)
+
+
 @cache
 def _types(cls) -> dict:
     return typing.get_type_hints(cls)
@@ -26,18 +49,21 @@ def _types(cls) -> dict:
 
 def _value(kind, value, name: str):
     """`value` as a view's field of type `kind` holds it: an object built as the dataclass `kind` names (where it is
-    not one yet), a tuple or dict of them; a count, id or size that is not an integer (`37.0`, `true`: a hand edit),
+    not one yet, by its `from_json` where it has one; a view of any dataclass a union names is kept), a tuple or dict
+    of them; a count, id or size that is not an integer (`37.0`, `true`: a hand edit),
     or an object that is not one, is a TypeError naming its key."""
     if isinstance(kind, types.UnionType):
         if value is None and type(None) in typing.get_args(kind):
             return None
+        if any(is_dataclass(each) and isinstance(value, each) for each in typing.get_args(kind)):
+            return value
         kind = next(each for each in typing.get_args(kind) if each is not type(None))
     if is_dataclass(kind):
         if isinstance(value, kind):
             return value
         if not isinstance(value, dict):
             raise TypeError(f"its {name!r} is {value!r}, not an object")
-        return built(kind, value)
+        return kind.from_json(value) if hasattr(kind, "from_json") else built(kind, value)
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if origin is tuple:
         return tuple(_value(args[0], item, name) for item in value)
@@ -63,12 +89,13 @@ def built(cls, data: dict, **parts):
 
 def as_json(view):
     """A view, or a part of one, as the JSON it was built from: objects with their keys in field order (a field left
-    out when None left out), lists."""
+    out when None, or ABSENT, left out), lists."""
     if is_dataclass(view):
         return {
             found.name: as_json(getattr(view, found.name))
             for found in fields(view)
             if not (found.metadata.get(LEFT_OUT) and getattr(view, found.name) is None)
+            and getattr(view, found.name) is not ABSENT
         }
     if isinstance(view, tuple | list):
         return [as_json(item) for item in view]

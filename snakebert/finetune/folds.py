@@ -9,13 +9,11 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import DataError
+from .metrics_file import FoldRun, ReportedRun, entry_of
 from .plan import fold_folder, fold_ids
 from .prepare import read_split
 from .problems import PROBLEMS
 from .task_file import TaskFile
-
-# each fold's entry of a pooled run
-FOLD_KEYS = ("fold", "best_epoch", "strength", "no_answer_threshold", "validation", "test", "diverged")
 
 
 def reported_table(task_dir: Path, task: TaskFile) -> pa.Table:
@@ -25,34 +23,37 @@ def reported_table(task_dir: Path, task: TaskFile) -> pa.Table:
     return pa.concat_tables(read_split(str(task_dir / fold_folder(fold)), "test") for fold in fold_ids(task.folds))
 
 
-def _pooled(seed, group: list[dict], task: TaskFile, truth: list) -> dict:
-    """One seed's runs, one per fold in fold order, as one run on the pooled test split."""
+def pooled(seed, group: list, task: TaskFile, truth: list, entry=ReportedRun, classes: bool = True) -> tuple:
+    """One seed's results (runs, probes or baselines), one per fold, as one `entry` on the pooled test split, with its
+    predictions (None: a fold diverged); the classes it predicted counted where `classes` and the problem has classes
+    (a fine-tuned run's and a baseline's, not a probe's)."""
+    group = sorted(group, key=lambda run: run.fold)
+    if [run.fold for run in group] != fold_ids(task.folds):
+        raise DataError(
+            f"results of {task.task!r}, seed {seed}: folds {[run.fold for run in group]}, expected one run "
+            f"of each of folds 1 to {task.folds} (rerun them)"
+        )
     problem = PROBLEMS[task.problem]
-    folds = [{key: run[key] for key in FOLD_KEYS if key in run} for run in group]
-    diverged = "; ".join(f"fold {run['fold']}: {run['diverged']}" for run in group if run.get("diverged"))
+    folds = [entry_of(FoldRun, run) for run in group]
+    counted = classes and problem.classes
+    diverged = "; ".join(f"fold {fold.fold}: {fold.diverged}" for fold in folds if fold.diverged)
     if diverged:
-        return {"seed": seed, "test": dict.fromkeys(task.metrics), "predictions": None, "diverged": diverged,
-                **({"classes_predicted": {"test": None}} if problem.classes else {}), "folds": folds}  # fmt: skip
-    predicted = [answer for run in group for answer in run["predictions"]]
-    return {
-        "seed": seed,
-        "test": problem.scores(task.metrics, truth, predicted, task),
-        **({"classes_predicted": {"test": len(np.unique(problem.answers(predicted)))}} if problem.classes else {}),
-        "predictions": predicted,
-        "folds": folds,
-    }
+        classes_predicted = {"test": None} if counted else None
+        failed = dict.fromkeys(task.metrics)
+        return entry(
+            seed=seed, test=failed, diverged=diverged, classes_predicted=classes_predicted, folds=tuple(folds)
+        ), None
+    predicted = [answer for run in group for answer in run.predictions]
+    classes_predicted = {"test": len(np.unique(problem.answers(predicted)))} if counted else None
+    scores = problem.scores(task.metrics, truth, predicted, task)
+    return entry(seed=seed, test=scores, classes_predicted=classes_predicted, folds=tuple(folds)), predicted
 
 
-def pooled_runs(runs: list[dict], task: TaskFile, truth: list) -> list[dict]:
-    """`runs` (one model's, every fold of each seed) as one run per seed on the pooled test split: the predictions
-    concatenated in fold order and scored against `truth`, each fold's own scores kept under `folds`."""
+def pooled_runs(runs: list, task: TaskFile, truth: list, classes: bool = True) -> list[tuple[ReportedRun, list]]:
+    """`runs` (one model's results, every fold of each seed) as one run per seed on the pooled test split, with its
+    predictions: the predictions concatenated in fold order and scored against `truth`, each fold's own scores kept
+    under `folds`."""
     by_seed: dict = {}
-    for run in sorted(runs, key=lambda run: (run["seed"] or 0, run["fold"])):
-        by_seed.setdefault(run["seed"], []).append(run)
-    for seed, group in by_seed.items():
-        if [run["fold"] for run in group] != fold_ids(task.folds):
-            raise DataError(
-                f"results of {task.task!r}, seed {seed}: folds {[run['fold'] for run in group]}, expected one run "
-                f"of each of folds 1 to {task.folds} (rerun them)"
-            )
-    return [_pooled(seed, group, task, truth) for seed, group in by_seed.items()]
+    for run in sorted(runs, key=lambda run: run.seed):
+        by_seed.setdefault(run.seed, []).append(run)
+    return [pooled(seed, group, task, truth, classes=classes) for seed, group in by_seed.items()]

@@ -5,8 +5,9 @@ file's path and its keys."""
 from dataclasses import dataclass, fields, replace
 
 from ..files.json_files import write_json
-from ..files.json_views import as_json, built, left_out_when_none, read_view
+from ..files.json_views import as_json, built, left_out_when_absent, left_out_when_none, read_view
 from .chosen_file import RateTried
+from .kinds import BASELINE
 from .plan import BASE, RANDOM
 
 METRICS_FILE = "results/finetune/{task}/metrics.json"
@@ -23,6 +24,66 @@ class Spread:
     runs: int
 
 
+Scores = dict[str, float | None]  # a split's score of each metric (None: undefined)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FoldRun:
+    """One fold's run of a pooled run, as its result holds it: the fold, the best epoch and why it diverged (a
+    fine-tuning run's, None where it did not; absent from a probe's and a baseline's), the regularisation strength
+    validation chose (a probe's, a baseline's that fits one), the no-answer threshold (a task whose questions may have
+    no answer), its scores on validation and on test."""
+
+    fold: int
+    best_epoch: float | None = left_out_when_absent()
+    strength: float | None = left_out_when_none()
+    no_answer_threshold: float | None = left_out_when_none()
+    validation: Scores
+    test: Scores | None = left_out_when_none()
+    diverged: str | None = left_out_when_absent()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportedRun:
+    """A model's run on the reported split, seed by seed, fine-tuned or probed: its seed, and what its result holds of
+    its best epoch and why it diverged (a fine-tuning run's, None where it did not), the classes it predicted on each
+    split (a fine-tuning run's), the strength and no-answer threshold validation chose, its scores on validation and
+    on test (left out where the task reports validation). With folds, its runs of one seed pooled into one on every
+    fold's test split: its seed, the classes it predicted (a fine-tuned classifier's), why a fold diverged (only where
+    one did), its scores and each fold's run."""
+
+    seed: int
+    best_epoch: float | None = left_out_when_absent()
+    classes_predicted: dict[str, int | None] | None = left_out_when_none()
+    strength: float | None = left_out_when_none()
+    no_answer_threshold: float | None = left_out_when_none()
+    diverged: str | None = left_out_when_absent()
+    validation: Scores | None = left_out_when_none()
+    test: Scores | None = left_out_when_none()
+    folds: tuple[FoldRun, ...] | None = left_out_when_none()
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineRun:
+    """A baseline's one result on the reported split (its seed None): its scores on validation and on test, the
+    strength validation chose (a baseline that fits one); with folds, its results pooled into one on every fold's test
+    split: its scores, the classes it predicted (a classifier's) and each fold's result. A view of its own: its keys
+    come in another order than a model's run's."""
+
+    seed: None = None
+    validation: Scores | None = left_out_when_none()
+    test: Scores | None = left_out_when_none()
+    strength: float | None = left_out_when_none()
+    classes_predicted: dict[str, int | None] | None = left_out_when_none()
+    folds: tuple[FoldRun, ...] | None = left_out_when_none()
+
+
+def entry_of(view, result):
+    """The entry `view` (ReportedRun, BaselineRun, FoldRun) of a run's, a probe's or a baseline's `result`: each of
+    its fields that the result has."""
+    return built(view, {each.name: getattr(result, each.name) for each in fields(view) if hasattr(result, each.name)})
+
+
 @dataclass(frozen=True, kw_only=True)
 class ModelResults:
     """One model's results: its kind, its folder or Hub id (None for a baseline), its rate and search (fine-tuned
@@ -33,10 +94,16 @@ class ModelResults:
     model: str | None
     learning_rate: float | None = left_out_when_none()
     search: tuple[RateTried, ...] | None = left_out_when_none()  # as the model's chosen.json holds it
-    runs: tuple[dict, ...]
+    runs: tuple[ReportedRun | BaselineRun, ...]
     diverged_runs: int | None = left_out_when_none()
     summary: dict[str, Spread | None]
     one_class_runs: int | None
+
+    @classmethod
+    def from_json(cls, data: dict) -> "ModelResults":
+        """The view of a model's entry, its runs a baseline's or a model's as its kind says."""
+        entry = BaselineRun if data["kind"] == BASELINE else ReportedRun
+        return built(cls, data, runs=tuple(built(entry, run) for run in data["runs"]))
 
 
 @dataclass(frozen=True)

@@ -13,15 +13,27 @@ from dataclasses import fields
 from pathlib import Path
 
 from ..errors import DataError
-from ..files.json_views import as_json
+from ..files.json_views import built
 from .baselines_file import read_baselines
 from .chosen_file import ChosenRate, read_chosen
 from .examples import GROUP, LABEL
-from .folds import pooled_runs, reported_table
+from .folds import pooled, pooled_runs, reported_table
 from .interval import LEVEL, RESAMPLES, judged, resampled_scores
 from .kinds import BASELINE
 from .metrics import spread
-from .metrics_file import Bootstrap, Protocol, RateSearch, TaskMetrics, protocol, task_metrics, write_task_metrics
+from .metrics_file import (
+    BaselineRun,
+    Bootstrap,
+    ModelResults,
+    Protocol,
+    RateSearch,
+    ReportedRun,
+    TaskMetrics,
+    entry_of,
+    protocol,
+    task_metrics,
+    write_task_metrics,
+)
 from .plan import BASE, OWN_MODELS, RANDOM
 from .probe_file import read_probe
 from .problems import PROBLEMS
@@ -31,40 +43,49 @@ from .task_file import TaskFile, read_task_file
 
 OURS = next(iter(OWN_MODELS))  # the pretrained model, which every other model is compared with
 
-SPLIT_KEYS = ("validation", "test")
+
+def _score(run: ReportedRun | BaselineRun, task: TaskFile, metric: str) -> float | None:
+    """A run's score of `metric` on the reported split."""
+    return getattr(run, task.reported_split)[metric]
 
 
-def _summarised(runs: list[dict], task: TaskFile) -> dict:
-    split = task.reported_split
-    return {metric: spread([run[split][metric] for run in runs]) for metric in task.metrics}
+def _summarised(runs: list, task: TaskFile) -> dict:
+    return {metric: spread([_score(run, task, metric) for run in runs]) for metric in task.metrics}
 
 
-def _one_class_runs(runs: list[dict], task: TaskFile) -> int | None:
+def _one_class_runs(runs: list, task: TaskFile) -> int | None:
     """How many runs answer one class to every example of the reported split (a collapsed classifier)."""
-    if not PROBLEMS[task.problem].classes or any("classes_predicted" not in run for run in runs):
+    if not PROBLEMS[task.problem].classes or any(run.classes_predicted is None for run in runs):
         return None
-    return sum(run["classes_predicted"][task.reported_split] == 1 for run in runs)
+    return sum(run.classes_predicted[task.reported_split] == 1 for run in runs)
 
 
-def _gain(models: dict, task: TaskFile, comparisons: dict, other: str) -> dict | None:
+def _model(task: TaskFile, runs: list, **entry) -> ModelResults:
+    """A model's entry: `entry` (its kind, its folder or Hub id, ...), its runs, their summary over the seeds and how
+    many answer one class."""
+    found = dict(entry, runs=runs, summary=_summarised(runs, task), one_class_runs=_one_class_runs(runs, task))
+    return built(ModelResults, found)
+
+
+def _gain(models: dict[str, ModelResults], task: TaskFile, comparisons: dict, other: str) -> dict | None:
     """The pretrained model's main score minus `other`'s seed by seed (the same seed: the same classifier head and data
     order), with the interval and verdict of their comparison; None without both."""
     if OURS not in models or other not in models:
         return None
-    metric, split = task.main_metric, task.reported_split
-    theirs = {run["seed"]: run[split][metric] for run in models[other]["runs"]}
+    metric = task.main_metric
+    theirs = {run.seed: _score(run, task, metric) for run in models[other].runs}
     differences = [
-        run[split][metric] - theirs[run["seed"]]
-        for run in models[OURS]["runs"]
-        if run[split][metric] is not None and theirs.get(run["seed"]) is not None
+        _score(run, task, metric) - theirs[run.seed]
+        for run in models[OURS].runs
+        if _score(run, task, metric) is not None and theirs.get(run.seed) is not None
     ]
     by_seed = spread(differences) or {"median": None, "min": None, "max": None, "runs": 0}
     return {"metric": metric, **by_seed, **{key: comparisons[other][key] for key in ("interval", "verdict")}}
 
 
-def _median_difference(models: dict, metric: str, name: str) -> float | None:
-    medians = [models[model]["summary"][metric] for model in (OURS, name)]
-    return None if None in medians else medians[0]["median"] - medians[1]["median"]
+def _median_difference(models: dict[str, ModelResults], metric: str, name: str) -> float | None:
+    medians = [models[model].summary[metric] for model in (OURS, name)]
+    return None if None in medians else medians[0].median - medians[1].median
 
 
 def _comparisons(task: TaskFile, table, models: dict, predictions: dict[str, list]) -> dict:
@@ -89,9 +110,9 @@ def _comparisons(task: TaskFile, table, models: dict, predictions: dict[str, lis
     }
 
 
-def _at_chosen_rate(runs: list[RunResult], chosen: ChosenRate) -> list[dict]:
-    """The runs a model reports, those at the rate its search chose, by seed, as their files hold them; a seed past the
-    search at another rate is refused (it ran before the search's choice changed)."""
+def _at_chosen_rate(runs: list[RunResult], chosen: ChosenRate) -> list[RunResult]:
+    """The runs a model reports, those at the rate its search chose, by seed; a seed past the search at another rate is
+    refused (it ran before the search's choice changed)."""
     rate = chosen.learning_rate
     for run in runs:
         if run.learning_rate != rate and not run.search:
@@ -99,9 +120,7 @@ def _at_chosen_rate(runs: list[RunResult], chosen: ChosenRate) -> list[dict]:
                 f"fine-tuning result of {run.model!r}, seed {run.seed}: it ran at the learning rate "
                 f"{run.learning_rate:g}, but its model's search chooses {rate:g} (rerun it)"
             )
-    return [
-        as_json(run) for run in sorted((run for run in runs if run.learning_rate == rate), key=lambda run: run.seed)
-    ]
+    return sorted((run for run in runs if run.learning_rate == rate), key=lambda run: run.seed)
 
 
 def _search_settings(models: dict, grid: list[float], metric: str, folds: int | None) -> RateSearch:
@@ -120,13 +139,13 @@ def _by_model(results, machines: dict) -> dict[str, list]:
     return by_model
 
 
-def _reported(runs: list[dict], task: TaskFile, truth, keys: tuple[str, ...]) -> tuple[list[dict], list]:
-    """The runs as the summary lists them (`keys` of each, seed by seed: pooled over the folds, with folds) and their
-    predictions."""
+def _reported(results: list, task: TaskFile, truth, classes: bool = True) -> tuple[list[ReportedRun], list]:
+    """The runs (or probes) as the summary lists them, seed by seed (pooled over the folds, with folds: the classes
+    they predicted counted where `classes`), and their predictions."""
     if task.folds:
-        runs = pooled_runs(runs, task, truth)
-    kept = [{key: run[key] for key in ("seed", *keys, *SPLIT_KEYS, "folds") if key in run} for run in runs]
-    return kept, [run["predictions"] for run in runs]
+        found = pooled_runs(results, task, truth, classes)
+        return [run for run, _ in found], [predicted for _, predicted in found]
+    return [entry_of(ReportedRun, result) for result in results], [result.predictions for result in results]
 
 
 def _fine_tuned(
@@ -138,11 +157,16 @@ def _fine_tuned(
     for name, runs in _by_model(map(read_run, run_files), machines).items():
         if name not in chosen:
             raise DataError(f"finetune task {task.task!r}: no learning-rate choice of {name!r} in {chosen_files}")
-        search, rate = chosen[name].search, chosen[name].learning_rate
-        models[name] = {"kind": runs[0].kind, "model": runs[0].source, "learning_rate": rate, "search": search}
-        kept = ("best_epoch", "classes_predicted", "no_answer_threshold", "diverged")
-        models[name]["runs"], predictions[name] = _reported(_at_chosen_rate(runs, chosen[name]), task, truth, kept)
-        models[name]["diverged_runs"] = sum(bool(run.get("diverged")) for run in models[name]["runs"])
+        kept, predictions[name] = _reported(_at_chosen_rate(runs, chosen[name]), task, truth)
+        models[name] = _model(
+            task,
+            kept,
+            kind=runs[0].kind,
+            model=runs[0].source,
+            learning_rate=chosen[name].learning_rate,
+            search=chosen[name].search,
+            diverged_runs=sum(bool(run.diverged) for run in kept),
+        )
     return models, predictions
 
 
@@ -150,20 +174,17 @@ def _probed(probe_files: list[str], task: TaskFile, truth, machines: dict) -> tu
     """Each probed model's entry (its runs, seed by seed, with the strength validation chose) and their predictions."""
     models, predictions = {}, {}
     for name, probes in _by_model(map(read_probe, probe_files), machines).items():
-        models[name] = {"kind": probes[0].kind, "model": probes[0].source}
-        runs = [as_json(probe) for probe in probes]
-        models[name]["runs"], predictions[name] = _reported(runs, task, truth, ("strength", "no_answer_threshold"))
+        kept, predictions[name] = _reported(probes, task, truth, classes=False)
+        models[name] = _model(task, kept, kind=probes[0].kind, model=probes[0].source)
     return models, predictions
 
 
-def _baselines(baseline_files: list[str], task: TaskFile, truth) -> dict[str, dict]:
+def _baselines(baseline_files: list[str], task: TaskFile, truth) -> dict[str, tuple[BaselineRun, list]]:
     """Each baseline's result on the reported split (pooled over the folds, with folds), with its predictions."""
-    fitted = [as_json(read_baselines(path)) for path in baseline_files]
+    fitted = [read_baselines(path) for path in baseline_files]
     if not task.folds:
-        return fitted[0]
-    return {
-        name: pooled_runs([{**found[name], "seed": None} for found in fitted], task, truth)[0] for name in fitted[0]
-    }
+        return {name: (entry_of(BaselineRun, found), found.predictions) for name, found in fitted[0].items()}
+    return {name: pooled(None, [found[name] for found in fitted], task, truth, BaselineRun) for name in fitted[0]}
 
 
 def _protocol(task: TaskFile, table, models: dict, predictions: dict, baselines: dict) -> Protocol:
@@ -171,13 +192,9 @@ def _protocol(task: TaskFile, table, models: dict, predictions: dict, baselines:
     the reported split, as reported_table gives it)."""
     models = {**models}
     predictions = {**predictions}
-    for name, scored in baselines.items():
-        kept = {key: value for key, value in scored.items() if key not in ("predictions", "fold", "seed")}
-        models[name] = {"kind": BASELINE, "model": None, "runs": [{"seed": None, **kept}]}
-        predictions[name] = [scored["predictions"]]
-    for entry in models.values():
-        entry["summary"] = _summarised(entry["runs"], task)
-        entry["one_class_runs"] = _one_class_runs(entry["runs"], task)
+    for name, (run, predicted) in baselines.items():
+        models[name] = _model(task, [run], kind=BASELINE, model=None)
+        predictions[name] = [predicted]
     comparisons = _comparisons(task, table, models, predictions)
     return protocol(
         models=models,
@@ -220,7 +237,7 @@ def summarize_task(
         entities=READING if task.tag_scheme else None,
         splits={name: {k: v for k, v in counts.items() if k != "sha256"} for name, counts in task.splits.items()},
         folds=task.folds,
-        seeds=sorted({run["seed"] for run in ours[0].runs} if ours else []),
+        seeds=sorted({run.seed for run in ours[0].runs} if ours else []),
         learning_rates=_search_settings(tuned.models, grid, task.main_metric, task.folds) if run_files else None,
         **{each.name: getattr(tuned, each.name) for each in fields(Protocol)},
         machines=list(machines.values()),

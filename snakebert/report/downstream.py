@@ -120,7 +120,7 @@ def gain_line(results: TaskMetrics, other: str = RANDOM) -> str:
         return "not measured"
     return (
         f"{gain.verdict}: {GAINS[other][1]}, {gain.metric} {gain.median:+.3f} "
-        f"({gain.min:+.3f} to {gain.max:+.3f} over {gain.runs} seeds, seed by seed); "
+        f"({gain.min:+.3f} to {gain.max:+.3f} over {plural(gain.runs, 'seed')}, seed by seed); "
         f"{interval_text(gain, results)}{', seeds resampled too' if gain.interval else ''}"
     )
 
@@ -178,14 +178,14 @@ def model_rows(results: TaskMetrics, prefix: str = "") -> list[tuple[str, str]]:
     rows = []
     for name, entry in results.models.items():
         runs = len(entry.runs)
-        details = [KIND_NAMES.get(entry.kind), f"{runs} seeds" if entry.kind != BASELINE else None]
+        details = [KIND_NAMES.get(entry.kind), plural(runs, "seed") if entry.kind != BASELINE else None]
         label = f"{prefix}{name} ({', '.join(detail for detail in details if detail)})"
         diverged = entry.diverged_runs or 0
         found = ", ".join(score(entry.summary[metric], runs - diverged) for metric in results.metrics)
         if entry.one_class_runs:
-            found += f"; {entry.one_class_runs} of {runs} seeds answer one class to every example"
+            found += f"; {entry.one_class_runs} of {plural(runs, 'seed')} answer one class to every example"
         if diverged:
-            found += f"; {diverged} of {runs} seeds diverged (left out)"
+            found += f"; {diverged} of {plural(runs, 'seed')} diverged (left out)"
         rows.append((label, found))
     return rows
 

@@ -12,25 +12,36 @@ from helpers import spelled_elsewhere
 
 from snakebert.errors import DataError
 from snakebert.files.json_views import as_json
-from snakebert.finetune import baselines_file, metrics_file, probe_file, run_file, task_file
+from snakebert.finetune import baselines_file, chosen_file, metrics_file, probe_file, run_file, task_file
 from snakebert.finetune.baselines_file import BASELINES_FILE, BaselineResult, read_baselines, write_baselines
-from snakebert.finetune.metrics_file import METRICS_FILE, TaskMetrics, read_task_metrics, write_task_metrics
+from snakebert.finetune.chosen_file import CHOSEN_FILE, ChosenRate
+from snakebert.finetune.metrics_file import (
+    METRICS_FILE,
+    FoldRun,
+    ReportedRun,
+    TaskMetrics,
+    read_task_metrics,
+    write_task_metrics,
+)
 from snakebert.finetune.probe_file import PROBE_FILE, ProbeResult, read_probe, write_probe
 from snakebert.finetune.run_file import RUN_FILE, RunResult, read_run, write_run
 from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE, TaskFile, read_task_file, write_task_file
 
-# Per file: its module, its top-level view, the keys a grep cannot hold to it, each with the reason, and how many of
-# its keys the grep holds at least (that it still means something).
+# Per file (or part of one: metrics.json's runs and their folds): its module, its view, the keys a grep cannot hold to
+# it, each with the reason, and how many of its keys the grep holds at least (that it still means something).
 CONFIG_TASK_KEY = "also a key of a task's entry in the config (finetune.tasks), which the jobs that read it spell"
-RUN_ENTRY = "also a key of metrics.json's runs, which summary.py and folds.py build from a run's JSON"
-FOLD_ENTRY = "also a key of a pooled run's folds (folds.py) and of a baseline's run in metrics.json (summary.py)"
+SEED = "a generic word: the data's shuffle seed, training's seed, a task split's seed, a run's fingerprint"
+BUILT_AS_DICTS = {  # keys of the results the probe of spans and the baselines build as dicts before their views
+    "predictions": "also a key of the fill-mask results and of the results span_probe.py and baselines.py build",
+    "strength": "also a key of the results span_probe.py and baselines.py build",
+    "no_answer_threshold": "also a key of the result span_probe.py builds",
+}
 RUN_OF = {  # the keys a run's and a probe's result begin with (run_file.RunOf)
     "task": "a generic word: a config section's key, a report row",
     "model": "a generic word: the config's model section, metrics.json's models' folder",
-    "kind": "also a key of metrics.json's models, which summary.py builds",
+    "kind": "also a key of metrics.json's models (which metrics_file.py reads), of a run's fingerprint (train.py)",
     "source": "a generic word: a config source, a pretraining block's text shard",
-    "seed": RUN_ENTRY,
-    "fold": FOLD_ENTRY,
+    "seed": SEED,
 }
 CONTRACTS = {
     "metrics.json": (
@@ -48,7 +59,7 @@ CONTRACTS = {
             "tag_scheme": CONFIG_TASK_KEY,
             "linear_probe": "also the config's finetune.linear_probe and the probe jobs' protocol",
         },
-        5,
+        11,
     ),
     "task.json": (
         task_file,
@@ -63,10 +74,9 @@ CONTRACTS = {
             "tag_scheme": CONFIG_TASK_KEY,
             "allow_unanswerable": CONFIG_TASK_KEY,
             "folds": "a generic word: the config's split.folds, a pooled run's folds",
-            "fold": "also a key of each run's result and of a pooled run's folds",
             "splits": "a generic word: the prepared task's splits, a report row",
         },
-        4,  # those neither the config nor another file shares
+        5,  # those neither the config nor another file shares
     ),
     "a fine-tuning run's result": (
         run_file,
@@ -74,17 +84,14 @@ CONTRACTS = {
         {
             **RUN_OF,
             "recipe": "also the config's finetune.recipe (plan.RECIPE_KEY) and the run's fingerprint",
-            "search": "also a key of chosen.json and of metrics.json's models",
-            "best_epoch": RUN_ENTRY,
+            "search": "also a key of chosen.json and the search runs' folder in rules/finetune.smk",
             "validation": "a split's name",
             "test": "a split's name",
-            "classes_predicted": RUN_ENTRY,
-            "predictions": RUN_ENTRY,
-            "no_answer_threshold": RUN_ENTRY,
-            "diverged": RUN_ENTRY,
+            "predictions": BUILT_AS_DICTS["predictions"],
+            "no_answer_threshold": BUILT_AS_DICTS["no_answer_threshold"],
             "machine": "also a key of the MLM evaluation's results (eval_metrics.py)",
         },
-        0,  # every key is also metrics.json's runs' or another file's: the skips' reasons are what is checked
+        4,
     ),
     "a linear probe's result": (
         probe_file,
@@ -93,12 +100,10 @@ CONTRACTS = {
             **RUN_OF,
             "validation": "a split's name",
             "test": "a split's name",
-            "predictions": RUN_ENTRY,
-            "strength": RUN_ENTRY,
-            "no_answer_threshold": RUN_ENTRY,
+            **BUILT_AS_DICTS,
             "machine": "also a key of the MLM evaluation's results (eval_metrics.py)",
         },
-        1,
+        2,
     ),
     "baselines.json": (
         baselines_file,
@@ -106,11 +111,45 @@ CONTRACTS = {
         {
             "validation": "a split's name",
             "test": "a split's name",
-            "predictions": RUN_ENTRY,
-            "strength": RUN_ENTRY,
-            "fold": FOLD_ENTRY,
+            "predictions": BUILT_AS_DICTS["predictions"],
+            "strength": BUILT_AS_DICTS["strength"],
         },
-        0,  # every key is also metrics.json's runs': the skips' reasons are what is checked
+        1,
+    ),
+    "metrics.json's runs": (
+        metrics_file,
+        ReportedRun,
+        {
+            "seed": SEED,
+            "strength": BUILT_AS_DICTS["strength"],
+            "no_answer_threshold": BUILT_AS_DICTS["no_answer_threshold"],
+            "validation": "a split's name",
+            "test": "a split's name",
+            "folds": "a generic word: the config's split.folds",
+        },
+        3,
+    ),
+    "a pooled run's folds": (
+        metrics_file,
+        FoldRun,
+        {
+            "strength": BUILT_AS_DICTS["strength"],
+            "no_answer_threshold": BUILT_AS_DICTS["no_answer_threshold"],
+            "validation": "a split's name",
+            "test": "a split's name",
+        },
+        3,
+    ),
+    "chosen.json": (
+        chosen_file,
+        ChosenRate,
+        {
+            "model": "a generic word: the config's model section, metrics.json's models' folder",
+            "metric": "also a key of metrics.json's comparisons and gains, which summary.py builds",
+            "learning_rate": "also the config's finetune.recipe key and the trainers' setting",
+            "search": "also the search runs' folder in rules/finetune.smk",
+        },
+        0,  # every key is also the config's or another file's: the skips' reasons are what is checked
     ),
 }
 
@@ -139,8 +178,9 @@ def test_no_module_but_the_files_own_spells_one_of_its_keys(name):
         (run_file, [RUN_FILE]),
         (probe_file, [PROBE_FILE]),
         (baselines_file, [BASELINES_FILE]),
+        (chosen_file, [CHOSEN_FILE]),
     ],
-    ids=["metrics.json", "task.json", "a run's result", "a probe's result", "baselines.json"],
+    ids=["metrics.json", "task.json", "a run's result", "a probe's result", "baselines.json", "chosen.json"],
 )
 def test_no_other_module_spells_the_files_path(module, paths):
     found = spelled_elsewhere(module, [re.escape(path) for path in paths])

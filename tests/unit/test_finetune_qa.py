@@ -8,7 +8,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from finetune_data import squad_articles, write_squad
+from finetune_data import probe_result, squad_articles, write_squad
 from finetune_jobs import cpu_job, summarized
 from helpers import save_tiny_model
 from shape_log import changed_ops, training_step_shapes
@@ -119,12 +119,12 @@ def test_folds_keep_articles_whole_and_pooled_runs_score_answer_texts(tmp_path):
     assert sum(map(len, articles)) == len(set.union(*articles)) == ARTICLES  # each article tested once, whole
     assert described.splits["test"]["questions"] == 5 * ARTICLES
     truth = [answers for table in tested for answers in table.column("label").to_pylist()]
-    runs = [{"seed": 1, "fold": fold, "test": {}, "no_answer_threshold": 0.5,
-             "predictions": [gold[0]["text"] if gold else "" for gold in table.column("label").to_pylist()]}
+    runs = [probe_result(fold=fold, no_answer_threshold=0.5,
+                         predictions=[gold[0]["text"] if gold else "" for gold in table.column("label").to_pylist()])
             for fold, table in enumerate(tested, 1)]  # fmt: skip
-    [pooled] = pooled_runs(runs, replace(described, task="qa"), truth)
-    assert pooled["test"] == {"squad_f1": 1.0, "exact_match": 1.0} and len(pooled["predictions"]) == len(truth)
-    assert [fold["no_answer_threshold"] for fold in pooled["folds"]] == [0.5] * 3
+    [(pooled, predicted)] = pooled_runs(runs, replace(described, task="qa"), truth)
+    assert pooled.test == {"squad_f1": 1.0, "exact_match": 1.0} and len(predicted) == len(truth)
+    assert [fold.no_answer_threshold for fold in pooled.folds] == [0.5] * 3
 
 
 # 2. A fine-tuning run

@@ -31,6 +31,7 @@ from snakebert.finetune.chosen_file import read_chosen, write_chosen
 from snakebert.finetune.encoded import EncodedSplit
 from snakebert.finetune.job import FinetuneJob, job_from
 from snakebert.finetune.linear_probe import probe_model
+from snakebert.finetune.metrics_file import task_metrics
 from snakebert.finetune.prepare import prepare_task, read_task_dir
 from snakebert.finetune.rates import choose_rate, chosen_rate
 from snakebert.finetune.run_file import read_run
@@ -38,6 +39,7 @@ from snakebert.finetune.run_folder import remove_finished
 from snakebert.finetune.task_file import TASK_FILE, read_task_file
 from snakebert.finetune.train import build_trainer, finetune, load_model, load_tokenizer
 from snakebert.job_arguments import add_arguments
+from snakebert.report.downstream import task_rows
 from snakebert.training.job import tracked
 from snakebert.training.trainers import SealedCheckpoints
 
@@ -344,6 +346,8 @@ def test_a_regression_task_with_a_local_reference_model_runs_to_its_summary(prep
     assert list(summary["models"]) == ["pretrained", "random", "other", "majority", "tfidf"]
     assert summary["models"]["other"]["kind"] == "reference"
     assert list(summary["linear_probe"]["models"]) == list(summary["models"])
+    rows = dict(task_rows(task_metrics(**summary)))  # the report's, of one seed: the count in the singular
+    assert rows["pretrained (1 seed)"] and not [row for row in rows.items() if "1 seeds" in " ".join(row)]
 
 
 def test_a_reference_model_without_a_mask_token_is_refused_before_training(prepared, tmp_path):
