@@ -5,8 +5,9 @@ Subpackages: snakebert.files (the pipeline's own files: atomic writes, checksums
 token and block format), snakebert.data (sources and file formats, cleaning, deduplication, the tokenizer, token
 shards, packing, the manifest and its typed view), snakebert.training (backends, the launch plan, the block dataset,
 masking and the batch collator, phases, the model, trainers, checkpoints, stops and launchers, calibration,
-evaluation, probes), snakebert.finetune (task types, splits, the runs, the rates chosen, the linear probe, metrics,
-baselines, intervals, the summary), snakebert.report (the report's figures and summary table) and snakebert.cards
+evaluation, probes), snakebert.tracking (the trackers a training run reports to, pretraining and fine-tuning
+alike), snakebert.finetune (task types, splits, the runs, the rates chosen, the linear probe, metrics, baselines,
+intervals, the summary), snakebert.report (the report's figures and summary table) and snakebert.cards
 (the model and data set cards).
 
 Top-level modules: config_validation (the config against the schema), config_checks (every check beyond it),
