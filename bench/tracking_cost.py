@@ -28,9 +28,9 @@ sys.path.insert(0, str(REPO))
 from step_clock import interleaved, ratios  # noqa: E402
 
 from snakebert.config_defaults import schema_defaults  # noqa: E402
+from snakebert.tracking.tensorboard import SegmentHistory  # noqa: E402
 from snakebert.training.job import TrainingJob  # noqa: E402
 from snakebert.training.pretrain import pretrain  # noqa: E402
-from snakebert.training.tracking_tensorboard import SegmentHistory  # noqa: E402
 
 ARMS = ("tensorboard", "none")
 TIMED = ("on_train_begin", "on_log", "on_train_end")

@@ -30,7 +30,7 @@ from snakebert.training.calibration_file import CALIBRATION_FILE
 from snakebert.training.eval_metrics import EVAL_METRICS
 from snakebert.training.fill_mask_results import FILL_MASK_RESULTS
 from snakebert.training.job import evaluation_masking
-from snakebert.training.launch_plan import DEVICE_RESOURCES, job_backend, launch_plan
+from snakebert.launch.plan import DEVICE_RESOURCES, job_backend, launch_plan
 from snakebert.training.phases import packing_sizes
 from snakebert.training.training_metrics import MODEL_FOLDER
 
@@ -220,7 +220,7 @@ def phase_block_sizes(wildcards):
 
 
 def training_plan(wildcards, resources):
-    """The job's launch (snakebert/training/launch_plan.py), one value whose attributes the shell command reads."""
+    """The job's launch (snakebert/launch/plan.py), one value whose attributes the shell command reads."""
     return refused_as_workflow_error(launch_plan, resources, config["pretrain"]["backend"], config["model"], script)
 
 

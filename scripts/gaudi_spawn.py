@@ -1,7 +1,7 @@
 """Launch a training script on Gaudi: optimum-habana's DistributedRunner, with the flags of its gaudi_spawn.py.
 
 `--use_mpi --world_size 8` runs 8 ranks on one DL1 node through mpirun, and passes a stop signal on to them
-(snakebert/training/mpirun.py). `--use_deepspeed --world_size 32 --nodes 4` runs 8 ranks on each of the SLURM job's
+(snakebert/launch/mpirun.py). `--use_deepspeed --world_size 32 --nodes 4` runs 8 ranks on each of the SLURM job's
 4 nodes through DeepSpeed, over a hostfile built from SLURM_JOB_NODELIST (or `--hostfile F`, your own). The training
 script and its arguments follow the flags.
 """
@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
-from snakebert.training.allocation import allocated_nodes, check_multi_node_launch, hostfile
-from snakebert.training.mpirun import launch
+from snakebert.launch.allocation import allocated_nodes, check_multi_node_launch, hostfile
+from snakebert.launch.mpirun import launch
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

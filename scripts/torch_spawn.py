@@ -1,4 +1,4 @@
-"""Launch a training script with torchrun, run in this process (snakebert/training/torchrun.py): alone, on this
+"""Launch a training script with torchrun, run in this process (snakebert/launch/torchrun.py): alone, on this
 machine's devices (a local run), or with --nodes on one node of a multi-node SLURM job, where srun runs this once per
 node and each node's torchrun meets the others in a c10d rendezvous on the job's first node (from
 SLURM_JOB_NODELIST). The training script and its arguments follow the flags."""
@@ -11,8 +11,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
 from snakebert.errors import run_cli
-from snakebert.training.allocation import allocated_nodes, torchrun_arguments
-from snakebert.training.torchrun import launch
+from snakebert.launch.allocation import allocated_nodes, torchrun_arguments
+from snakebert.launch.torchrun import launch
 
 
 def main() -> None:

@@ -28,11 +28,11 @@ from .finetune.plan import (
 )
 from .finetune.problems import DEFAULT_PROBLEM, PROBLEMS
 from .model_folders import checked_folder, local_folder, tokenizer_problem, usable_positions
+from .tracking.tracked_run import MLFLOW_SERVER_SCHEMES
+from .tracking.trackers import TRACKERS
 from .training.base_model import INIT_FROM, base_problems, resolved
 from .training.fill_mask import MASK
 from .training.phases import plan_phases
-from .training.tracked_run import MLFLOW_SERVER_SCHEMES
-from .training.trackers import TRACKERS
 
 HUB_REPOS = ("tokenizer_repo", "dataset_repo", "model_repo")
 ADDED = "add_tokens"  # the one tokenizer key of a continued run

@@ -60,7 +60,7 @@ def wandb_run_ids(folder: Path) -> set[str]:
 
 
 def _client(store: Path) -> MlflowClient:
-    os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"  # the store the jobs write (training/tracking_mlflow.py)
+    os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"  # the store the jobs write (snakebert/tracking/mlflow.py)
     return MlflowClient(store.resolve().as_uri())
 
 

@@ -23,10 +23,10 @@ from ..machine import machine
 from ..model_folders import tokenizer_problem, usable_positions
 from ..named_loading import load_named
 from ..tokenizer_files import ids_problem
+from ..tracking.trackers import tracking_callbacks
 from ..training.backends import BACKENDS, TrainerOptions
 from ..training.checkpoints import fingerprint, resume_point
 from ..training.divergence import StopWhenDiverged
-from ..training.trackers import tracking_callbacks
 from ..training.trainers import EpochOrder, SealedCheckpoints
 from .divergence import LOSS_KEYS, loss_divergence, output_divergence
 from .encoded import EncodedSplit

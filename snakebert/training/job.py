@@ -8,8 +8,8 @@ from ..config_defaults import schema_defaults
 from ..files.settings_files import read_settings
 from ..files.tracking_settings import read_tracking_settings
 from ..job_arguments import argument, arguments_of
+from ..tracking.trackers import job_trackers, no_tracking
 from .backends import BACKENDS, GAUDI_CONFIG
-from .trackers import job_trackers, no_tracking
 
 
 def evaluation_masking(evaluate: dict) -> dict:

@@ -20,6 +20,7 @@ from ..data.manifest_view import Manifest
 from ..errors import DataError
 from ..files.atomic import atomic_path, naming_a_full_disk
 from ..model_folders import usable_positions
+from ..tracking.trackers import tracking_callbacks
 from .backends import backend_problems, rank, world_size
 from .base_model import INIT_FROM, base_digest, job_model
 from .block_dataset import BlockDataset, split_indices
@@ -34,7 +35,6 @@ from .model import masked_positions_model, model_config, save_masked_lm
 from .phases import Phase, plan_phases
 from .preflight import check_block_splits, check_counts, check_positions, check_vocabulary, verify_blocks
 from .stop_request import Deadline, StopOnRequest, StopRequest, job_end_time, report_stop, stopped
-from .trackers import tracking_callbacks
 from .trainers import build_trainer, global_batch_size
 from .training_metrics import PhaseRecord, TrainingMetrics, write_training_metrics
 

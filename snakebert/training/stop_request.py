@@ -126,7 +126,7 @@ def stopped(stop: StopOnRequest, checkpoint_folder: str) -> StoppedOnRequest:
 
 
 def report_stop(stop: StoppedOnRequest, environ=os.environ) -> StoppedOnRequest:
-    """`stop`, after telling the launcher, where it asks (STOP_REPORTS: mpirun.py's, whose own exit status cannot
+    """`stop`, after telling the launcher, where it asks (STOP_REPORTS: launch/mpirun.py's, whose own exit status cannot
     say), that this rank stopped on request and what it says."""
     if environ.get(STOP_REPORTS):
         (Path(environ[STOP_REPORTS]) / str(os.getpid())).write_text(str(stop))

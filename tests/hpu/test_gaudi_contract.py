@@ -37,13 +37,13 @@ import snakebert.training.trainers as trainers
 from snakebert.config_defaults import schema_defaults
 from snakebert.errors import DataError, StoppedOnRequest
 from snakebert.files.json_views import as_json
+from snakebert.tracking.tensorboard import SegmentHistory
 from snakebert.training.backends import GAUDI_CONFIG
 from snakebert.training.block_dataset import EpochSampler
 from snakebert.training.checkpoints import COMPLETE_FILE
 from snakebert.training.job import TrainingJob
 from snakebert.training.phases import plan_phases
 from snakebert.training.progress import ProgressLog
-from snakebert.training.tracking_tensorboard import SegmentHistory
 
 gaudi_spawn = load_script("gaudi_spawn")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from snakebert.training.signal_relay import children
+from snakebert.launch.signal_relay import children
 
 REPO = Path(__file__).resolve().parents[2]
 LIMIT_SECONDS = 120

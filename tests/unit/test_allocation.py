@@ -4,7 +4,7 @@ the torchrun rendezvous, and the errors that name what is wrong before any rank 
 import pytest
 
 from snakebert.errors import DataError
-from snakebert.training.allocation import (
+from snakebert.launch.allocation import (
     allocated_nodes,
     expand_nodelist,
     hostfile,

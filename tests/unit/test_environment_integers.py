@@ -4,7 +4,7 @@ number, `2.0` read as 2, anything else refused naming the variable, never a bare
 import pytest
 
 from snakebert.errors import DataError
-from snakebert.training.allocation import rendezvous_port
+from snakebert.launch.allocation import rendezvous_port
 from snakebert.training.backends import rank, world_size
 
 

@@ -1,4 +1,4 @@
-"""One training job's launch (snakebert/training/launch_plan.py), from the resources the profiles give pretrain: each
+"""One training job's launch (snakebert/launch/plan.py), from the resources the profiles give pretrain: each
 backend on one node and on several, in place or through an srun step of its own, and the plans refused."""
 
 from types import SimpleNamespace
@@ -7,7 +7,7 @@ import pytest
 from helpers import load_script
 
 from snakebert.errors import DataError
-from snakebert.training.launch_plan import LaunchPlan, job_backend, launch_plan
+from snakebert.launch.plan import LaunchPlan, job_backend, launch_plan
 from snakebert.training.pretrain import check_world_size
 
 BERT = {"architecture": "bert"}

@@ -20,9 +20,9 @@ from snakebert.finetune.plan import BASELINE_NAMES
 from snakebert.finetune.problems import PROBLEMS
 from snakebert.finetune.tasks import TASK_TYPES
 from snakebert.hub import UPLOADS, upload_plan
+from snakebert.tracking.trackers import TRACKERS
 from snakebert.training.backends import BACKENDS, cuda_arguments, device_count, rank, resolve_backend, world_size
 from snakebert.training.model import ARCHITECTURES
-from snakebert.training.trackers import TRACKERS
 
 PROPERTIES = yaml.safe_load(SCHEMA.read_text())["properties"]
 SOURCE_SCHEMAS = {

@@ -22,10 +22,10 @@ from snakebert.errors import DataError, run_cli
 from snakebert.files.settings_files import settings_file
 from snakebert.files.tracking_settings import read_tracking_settings, write_tracking_settings
 from snakebert.job_arguments import add_arguments
+from snakebert.tracking.logged_steps import SkipsLoggedSteps
+from snakebert.tracking.tracked_run import TrackedRun, flat_scalars
 from snakebert.training.job import TrainingJob, job_from
-from snakebert.training.logged_steps import SkipsLoggedSteps
 from snakebert.training.pretrain import pretrain
-from snakebert.training.tracked_run import TrackedRun, flat_scalars
 
 # each history key of a training log entry: its TensorBoard tag (transformers' rewrite_logs: train/ or eval/)
 TAGS = {"loss": "train/loss", "learning_rate": "train/learning_rate", "grad_norm": "train/grad_norm",

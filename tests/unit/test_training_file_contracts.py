@@ -99,7 +99,7 @@ SKIPPED = {
     "samples_per_second": "a key of the training log's lines (training/trainers.py)",
     "max_steps": "a config key (pretrain.max_steps)",
     "checkpoints": "a folder the workflow writes (data/shards.py), and a params key of the training rules",
-    "nodes": "a rule resource (training/launch_plan.py)",
+    "nodes": "a rule resource (launch/plan.py)",
     "price_per_node_hour": "a config key (calibrate.price_per_node_hour)",
 }
 PATHS = {

@@ -16,7 +16,7 @@ from torch.distributed import TCPStore
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.manifest import read_manifest
 from snakebert.files.settings_files import settings_file
-from snakebert.training.allocation import rendezvous_port
+from snakebert.launch.allocation import rendezvous_port
 from snakebert.training.block_dataset import EpochSampler, split_indices
 
 

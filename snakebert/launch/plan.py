@@ -1,13 +1,13 @@
 """One training job's launch, planned when the workflow is read: the backend, the ranks over all nodes, the SLURM
 nodes and the command that starts the training script, from the rule's resources (gpu, hpu, nodes, tasks, mpi: a
-mapping, or Snakemake's resources object) and the config. The backend table (backends.py) says what each backend
-counts and how it launches; a plan that cannot run is a DataError naming the resources."""
+mapping, or Snakemake's resources object) and the config. The backend table (training/backends.py) says what each
+backend counts and how it launches; a plan that cannot run is a DataError naming the resources."""
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..errors import DataError
-from .backends import BACKENDS, backend_problems, device_count, resolve_backend
+from ..training.backends import BACKENDS, backend_problems, device_count, resolve_backend
 
 DEVICE_RESOURCES = {backend.resource: 0 for backend in BACKENDS.values() if backend.resource}  # the rules' defaults
 

@@ -1,5 +1,5 @@
 """A launcher's signal relay, its part in a stop: it passes each stop signal it gets on to the ranks, which save and
-stop (stop_request.py), and kills the ranks still running SHUTDOWN_SECONDS after the first signal."""
+stop (training/stop_request.py), and kills the ranks still running SHUTDOWN_SECONDS after the first signal."""
 
 import contextlib
 import os
@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from .stop_request import STOP_SIGNALS
+from ..training.stop_request import STOP_SIGNALS
 
 SHUTDOWN_SECONDS = 300  # after a stop signal: time for a step and a checkpoint save
 

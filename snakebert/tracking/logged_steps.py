@@ -1,7 +1,7 @@
 """Steps a tracker has already been sent, so that a resumed segment does not send them twice.
 
 A run killed after logging steps its last checkpoint does not hold (kill -9, a lost node) repeats them when it
-resumes. TensorBoard's history purges them (tracking_tensorboard.py); W&B and MLflow cannot take a step back, so
+resumes. TensorBoard's history purges them (tensorboard.py); W&B and MLflow cannot take a step back, so
 their callbacks skip every step up to the last one the run's earlier segments sent. Resume is bit-identical, so
 what they skip equals what they hold, but for the seconds-based rates. The last step sent is kept in the run's
 history folder, one file per tracker and run identity (a fine-tuning run's folder is its task, model, rate and seed,

@@ -14,19 +14,19 @@ from .tracked_run import TrackedRun
 
 
 def tensorboard_history(run: TrackedRun):
-    from .tracking_tensorboard import SegmentHistory
+    from .tensorboard import SegmentHistory
 
     return SegmentHistory(run.folder, run.settings)
 
 
 def wandb_history(run: TrackedRun):
-    from .tracking_wandb import WandbHistory
+    from .wandb import WandbHistory
 
     return WandbHistory(run)
 
 
 def mlflow_history(run: TrackedRun):
-    from .tracking_mlflow import MlflowHistory
+    from .mlflow import MlflowHistory
 
     return MlflowHistory(run)
 
@@ -36,13 +36,13 @@ def no_start_problem(options: dict) -> str | None:
 
 
 def wandb_start_problem(options: dict) -> str | None:
-    from .tracking_wandb import online_problem
+    from .wandb import online_problem
 
     return online_problem(options["wandb"]["mode"])
 
 
 def mlflow_start_problem(options: dict) -> str | None:
-    from .tracking_mlflow import server_problem
+    from .mlflow import server_problem
 
     return server_problem(options["mlflow"]["tracking_uri"])
 

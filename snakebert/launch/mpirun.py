@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from ..errors import StoppedOnRequest
+from ..training.stop_request import STOP_REPORTS
 from .signal_relay import SHUTDOWN_SECONDS, SignalRelay, children
-from .stop_request import STOP_REPORTS
 
 KILL_WAIT = "OMPI_MCA_odls_base_sigkill_timeout"
 
