@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the workflow's folder, which holds snakebert/
 
-from snakebert.data.near_dedup import write_signatures
+from snakebert.data.minhash import write_signatures
 from snakebert.errors import run_cli
 from snakebert.files.settings_files import read_settings
 

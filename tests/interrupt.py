@@ -38,7 +38,8 @@ from transformers import Trainer
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the package scripts/pretrain.py imports, so that what is replaced here is what it runs
 
-from snakebert.training.stop_request import STOP_SIGNALS, StopOnRequest  # noqa: E402 (the checkout is on the path)
+from snakebert.stop_signals import STOP_SIGNALS  # noqa: E402 (the checkout is on the path)
+from snakebert.training.stop_request import StopOnRequest  # noqa: E402
 from snakebert.training.trainers import SealedCheckpoints  # noqa: E402
 
 POINT, WHEN = sys.argv.pop(1), int(sys.argv.pop(1))

@@ -8,7 +8,7 @@ handles nothing else in the meantime. So the launcher sets that timeout to half 
 passes every stop signal on to the ranks themselves (mpirun's children, on this node), not through an mpirun that
 may be in that sequence already (a Ctrl-C reaches the launcher and mpirun at once). mpirun's own status is 1
 whenever it got a signal itself, as under SLURM, which signals every process of a step; so each rank that stops on
-request leaves a file in a folder the launcher names (stop_request.STOP_REPORTS), with its stop line, and the launch
+request leaves a file in a folder the launcher names (stop_signals.STOP_REPORTS), with its stop line, and the launch
 stopped on request when every rank did. A signalled mpirun also waits out its whole kill sequence after its ranks
 have exited, and then drops what they wrote last; the launcher ends it once it has no ranks left, and says their stop
 line itself."""
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from ..errors import StoppedOnRequest
-from ..training.stop_request import STOP_REPORTS
+from ..stop_signals import STOP_REPORTS
 from .signal_relay import SHUTDOWN_SECONDS, SignalRelay, children
 
 KILL_WAIT = "OMPI_MCA_odls_base_sigkill_timeout"

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ..training.stop_request import STOP_SIGNALS
+from ..stop_signals import STOP_SIGNALS
 
 SHUTDOWN_SECONDS = 300  # after a stop signal: time for a step and a checkpoint save
 

@@ -19,12 +19,11 @@ import torch.distributed as dist
 from transformers import TrainerCallback
 
 from ..errors import DataError, StoppedOnRequest
+from ..stop_signals import STOP_REPORTS, STOP_SIGNALS
 from .checkpoints import Segment
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)
 DEADLINE = -1  # the agreed flag of a stop at the deadline (a signal's is its number)
 UNITS = {"s": 1, "m": 60, "h": 3600}
-STOP_REPORTS = "SNAKEBERT_STOP_REPORTS"  # a folder a launcher names, where each rank that stops leaves a file
 
 
 def job_end_time(environ=os.environ) -> float | None:

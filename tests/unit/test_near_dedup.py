@@ -13,7 +13,7 @@ from helpers import raw_shard
 
 from snakebert.config_defaults import schema_defaults
 from snakebert.data.dedup import duplicate_rows, find_duplicates, removed_counts
-from snakebert.data.near_dedup import band_keys, write_signatures
+from snakebert.data.minhash import band_keys, write_signatures
 from snakebert.data.shards import embedded_files
 
 SETTINGS = schema_defaults("clean")["near_dedup"]  # FineWeb's: word 5-grams, 14 bands of 8 of 112 hashes
