@@ -11,7 +11,7 @@ GAUDI_CONFIG = os.path.relpath(ROOT / "config" / "gaudi_config.json")
 from snakebert.code_digest import CodeDigests
 from snakebert.data import manifest as data_manifest
 from snakebert.data.manifest_view import MANIFEST_FILE
-from snakebert.data.near_dedup import SIGNATURE_FILE
+from snakebert.data.signature_file import SIGNATURE_FILE
 from snakebert.data.shards import declared_input
 from snakebert.data.sources import plan_corpus
 from snakebert.errors import DataError

@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import rensa
 
 from ..files.arrow_streams import stream_batches, stream_writer
-from .near_dedup import signature_schema
+from .signature_file import signature_schema
 
 SEED = 1  # rensa's permutations: fixed, so signatures of every shard and run agree
 NOT_A_WORD = r"[^\p{L}\p{N}]+"

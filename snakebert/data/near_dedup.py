@@ -10,16 +10,7 @@ from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 
 from ..files.arrow_streams import read_table
-
-SIGNATURE_FILE = "results/dedup/signatures/{source}/{shard}.arrow"  # minhash_shard's output, find_duplicates' input
-
-
-def band_column(band: int) -> str:
-    return f"band_{band:02d}"
-
-
-def signature_schema(bands: int) -> pa.Schema:
-    return pa.schema([("row", pa.int64()), *((band_column(band), pa.uint64()) for band in range(bands))])
+from .signature_file import band_column
 
 
 def _edges(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -41,8 +32,7 @@ def near_duplicates(signature_files: list[str], skip: list[np.ndarray]) -> list[
         table = read_table(path)
         tables.append(table.filter(pa.array(~np.isin(table.column("row").to_numpy(), skipped))))
     rows = [table.column("row").to_numpy() for table in tables]
-    shard_of = np.repeat(np.arange(len(tables)), [len(found) for found in rows])
-    nodes = len(shard_of)
+    nodes = sum(len(found) for found in rows)
     ends, starts = [], []
     for band in range(len(tables[0].schema) - 1 if tables else 0):
         first, other = _edges(np.concatenate([table.column(band_column(band)).to_numpy() for table in tables]))
@@ -53,5 +43,5 @@ def near_duplicates(signature_files: list[str], skip: list[np.ndarray]) -> list[
     _, labels = connected_components(graph, directed=False)
     removed = np.ones(nodes, dtype=bool)
     removed[np.unique(labels, return_index=True)[1]] = False  # the first document of each cluster stays
-    flat_rows = np.concatenate(rows or [np.zeros(0, np.int64)])
-    return [np.sort(flat_rows[removed & (shard_of == index)]) for index in range(len(tables))]
+    per_shard = np.split(removed, np.cumsum([len(found) for found in rows])[:-1]) if rows else []
+    return [found[gone] for found, gone in zip(rows, per_shard, strict=True)]
