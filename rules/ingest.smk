@@ -44,7 +44,8 @@ rule find_duplicates:
         raw=corpus_shards("results/raw/{source}/{shard}.arrow"),
         signatures=near_dedup_signatures,
     output:
-        "results/dedup/duplicates.arrow",
+        duplicates="results/dedup/duplicates.arrow",
+        samples="results/dedup/near_duplicate_samples.json",
     log:
         "logs/find_duplicates.log",
     benchmark:
@@ -57,4 +58,5 @@ rule find_duplicates:
         disabled="" if config["clean"]["dedup"] else "--disabled",
         arguments=arguments_file({"--signatures": "signatures", "--": "raw"}),
     shell:
-        "python {params.script} {params.disabled} --out {output} --arguments-file {params.arguments} > {log} 2>&1"
+        "python {params.script} {params.disabled} --out {output.duplicates} --samples {output.samples}"
+        " --arguments-file {params.arguments} > {log} 2>&1"

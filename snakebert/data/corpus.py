@@ -21,6 +21,16 @@ def shard_texts(raw_shard: str, skip_rows: np.ndarray | None = None) -> Iterator
         yield texts
 
 
+def texts_at(raw_shard: str, rows: list[int], chars: int) -> dict[int, str]:
+    """The first `chars` characters of the documents at `rows` of one shard, by row (a few, for inspection)."""
+    wanted, found, start = set(rows), {}, 0
+    for batch in stream_batches(raw_shard):
+        for row in sorted(wanted & set(range(start, start + len(batch)))):
+            found[row] = batch.column("text")[row - start].as_py()[:chars]
+        start += len(batch)
+    return found
+
+
 PIECE_CHARS = 10_000  # the tokenizer's sample takes documents in pieces of about this size, cut at whitespace
 WHITESPACE = (" ", "\n", "\t", "\r")
 

@@ -10,9 +10,12 @@ import pyarrow.compute as pc
 
 from ..errors import DataError
 from ..files.arrow_streams import read_table, stream_writer
+from ..files.json_files import write_json
+from .corpus import texts_at
 from .near_dedup import near_duplicates
 
 EXACT, NEAR = "exact", "near"
+SAMPLE_CHARS = 1000  # each sampled document's text is cut here
 KINDS = (EXACT, NEAR)
 SCHEMA = pa.schema(
     [
@@ -76,14 +79,31 @@ def _exact_duplicates(raw_shards: list[str], enabled: bool) -> list[np.ndarray]:
     return found
 
 
+def _samples(raw_shards: list[str], pairs: list[tuple]) -> list[dict]:
+    """Each sampled near-duplicate beside the document it repeats: shard, row and the start of its text."""
+    wanted: dict[int, list[int]] = {}
+    for pair in pairs:
+        for shard, row in pair:
+            wanted.setdefault(shard, []).append(row)
+    texts = {shard: texts_at(raw_shards[shard], rows, SAMPLE_CHARS) for shard, rows in wanted.items()}
+    shown = [{"shard": shard_key(raw_shards[shard]), "row": row, "text": texts[shard][row]} for pair in pairs
+             for shard, row in pair]  # fmt: skip
+    return [{"removed": removed, "repeats": kept} for removed, kept in zip(shown[::2], shown[1::2], strict=True)]
+
+
 def find_duplicates(
-    raw_shards: list[str], out: str, enabled: bool = True, signatures: list[str] | None = None
+    raw_shards: list[str],
+    out: str,
+    enabled: bool = True,
+    signatures: list[str] | None = None,
+    samples: str | None = None,
 ) -> dict[str, int]:
     """Write the (shard, row, kind) of every document already seen earlier in `raw_shards` (exact duplicates, with
     `enabled`) or near-duplicating an earlier one (from their `signatures`, one file per shard, when given); return
-    how many of each kind."""
+    how many of each kind. `samples`: where a few near-duplicates go, each beside the document it repeats (an empty
+    list without signatures)."""
     exact = _exact_duplicates(raw_shards, enabled)
-    near = near_duplicates(signatures, exact) if signatures else [np.zeros(0, np.int64)] * len(raw_shards)
+    near, pairs = near_duplicates(signatures, exact) if signatures else ([np.zeros(0, np.int64)] * len(raw_shards), [])
     shard_of, rows, kinds = [], [], []
     for index, (repeated, similar) in enumerate(zip(exact, near, strict=True)):
         found = np.concatenate([repeated, similar]).astype(np.int64)
@@ -96,6 +116,8 @@ def find_duplicates(
         pa.array(np.concatenate(rows)),
         pa.DictionaryArray.from_arrays(pa.array(np.concatenate(kinds)), pa.array(KINDS)),
     ]
+    if samples:
+        write_json(samples, _samples(raw_shards, pairs))
     with stream_writer(out, SCHEMA) as writer:
         writer.write_table(pa.table(columns, SCHEMA))
     return {EXACT: sum(map(len, exact)), NEAR: sum(map(len, near))}

@@ -12,6 +12,8 @@ from scipy.sparse.csgraph import connected_components
 from ..files.arrow_streams import read_table
 from .signature_file import band_column
 
+SAMPLES = 20  # near-duplicates shown for inspection, each beside the document it repeats
+
 
 def _edges(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Within each group of equal keys (the documents in corpus order), an edge from its first document to each
@@ -24,24 +26,33 @@ def _edges(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first[joined], order[joined]
 
 
-def near_duplicates(signature_files: list[str], skip: list[np.ndarray]) -> list[np.ndarray]:
+def near_duplicates(signature_files: list[str], skip: list[np.ndarray], samples: int = SAMPLES) -> tuple[list, list]:
     """Per signature file (one per text shard, in corpus order), the rows that are near-duplicates of an earlier
-    document, sorted; the rows in `skip` (exact duplicates, per shard) take no part."""
+    document, sorted; and the first `samples` of them in corpus order, each as ((shard index, row) removed, (shard
+    index, row) of its cluster's first document, which stays). The rows in `skip` (exact duplicates, per shard) take
+    no part."""
     tables = []
     for path, skipped in zip(signature_files, skip, strict=True):
         table = read_table(path)
         tables.append(table.filter(pa.array(~np.isin(table.column("row").to_numpy(), skipped))))
     rows = [table.column("row").to_numpy() for table in tables]
-    nodes = sum(len(found) for found in rows)
+    shard_of = np.repeat(np.arange(len(rows)), [len(found) for found in rows])
     ends, starts = [], []
     for band in range(len(tables[0].schema) - 1 if tables else 0):
         first, other = _edges(np.concatenate([table.column(band_column(band)).to_numpy() for table in tables]))
         starts.append(first)
         ends.append(other)
     edges = (np.concatenate(starts or [np.zeros(0, np.int64)]), np.concatenate(ends or [np.zeros(0, np.int64)]))
-    graph = coo_array((np.ones(len(edges[0]), dtype=np.int8), edges), shape=(nodes, nodes))
+    graph = coo_array((np.ones(len(edges[0]), dtype=np.int8), edges), shape=(len(shard_of),) * 2)
     _, labels = connected_components(graph, directed=False)
-    removed = np.ones(nodes, dtype=bool)
-    removed[np.unique(labels, return_index=True)[1]] = False  # the first document of each cluster stays
+    _, firsts = np.unique(labels, return_index=True)  # the first document of each cluster, which stays
+    removed = np.ones(len(shard_of), dtype=bool)
+    removed[firsts] = False
+    flat_rows = np.concatenate(rows or [np.zeros(0, np.int64)])
+    shown = np.flatnonzero(removed)[:samples]
+    sampled = [
+        ((int(shard_of[node]), int(flat_rows[node])), (int(shard_of[kept]), int(flat_rows[kept])))
+        for node, kept in zip(shown, firsts[labels[shown]], strict=True)
+    ]
     per_shard = np.split(removed, np.cumsum([len(found) for found in rows])[:-1]) if rows else []
-    return [found[gone] for found, gone in zip(rows, per_shard, strict=True)]
+    return [found[gone] for found, gone in zip(rows, per_shard, strict=True)], sampled

@@ -41,7 +41,7 @@ def truncate(path):
          "new.arrow"),
         ("tokens", "pack_shard.py", ["--block-size", "16", "--out", "{r}/new.arrow", "--stats", "{r}/new.json",
                                      TOKENS], "new.arrow"),
-        ("raw", "find_duplicates.py", ["--out", "{r}/new.arrow", RAW], "new.arrow"),
+        ("raw", "find_duplicates.py", ["--out", "{r}/new.arrow", "--samples", "{r}/new.json", RAW], "new.arrow"),
         ("raw", "train_tokenizer.py", ["--tokenizer", "{r}/tokenizer-settings.json", "--duplicates",
                                        "{r}/dedup/duplicates.arrow", "--raw", RAW,
                                        "--stats", RAW.replace(".arrow", ".json"), "--out", "{r}/new"], "new"),

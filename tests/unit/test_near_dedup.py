@@ -2,6 +2,7 @@
 their exact Jaccard similarity, the first of each cluster kept in corpus order, the same removals whatever the
 number of shards, and documents too short to shingle."""
 
+import json
 import random
 import re
 from itertools import combinations, pairwise
@@ -88,12 +89,21 @@ def test_the_first_document_of_a_cluster_is_kept_and_the_removals_do_not_depend_
     ]
     one = _removed([raw_shard(tmp_path / "one/a/shard-00000.arrow", corpus)], tmp_path / "one")
     cuts = [0, 3, 4, 11, len(corpus)]
-    four = _removed([raw_shard(tmp_path / f"four/a/shard-{index:05d}.arrow", corpus[start:stop])
-                     for index, (start, stop) in enumerate(pairwise(cuts))], tmp_path / "four")  # fmt: skip
+    four_shards = [raw_shard(tmp_path / f"four/a/shard-{index:05d}.arrow", corpus[start:stop])
+                   for index, (start, stop) in enumerate(pairwise(cuts))]  # fmt: skip
+    four = _removed(four_shards, tmp_path / "four")
     # the near-copy of document 1 comes first, so it stays and document 1 goes; the copies of 0 and 9 go; 3 repeats
     assert one == four == [2, 9, 10, 11, 20]
     counts = [removed_counts(str(tmp_path / "four/duplicates.arrow"), f"a/shard-0000{index}") for index in (2, 3)]
     assert counts == [{"exact": 0, "near": 2}, {"exact": 1, "near": 1}]
+    samples = tmp_path / "samples.json"
+    find_duplicates(four_shards, str(tmp_path / "again.arrow"), signatures=[f"{path}.sig" for path in four_shards],
+                    samples=str(samples))  # fmt: skip
+    shown = [(pair["removed"]["shard"], pair["removed"]["row"], pair["repeats"]["shard"], pair["repeats"]["row"])
+             for pair in json.loads(samples.read_text())]  # fmt: skip
+    assert shown == [("a/shard-00000", 2, "a/shard-00000", 1), ("a/shard-00002", 5, "a/shard-00000", 0),
+                     ("a/shard-00002", 6, "a/shard-00000", 0), ("a/shard-00003", 9, "a/shard-00003", 2)]  # fmt: skip
+    assert json.loads(samples.read_text())[0]["repeats"]["text"] == corpus[1][:1000]
 
 
 def test_short_documents_take_no_part_and_a_shard_may_lose_every_document(tmp_path):

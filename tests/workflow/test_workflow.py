@@ -60,6 +60,9 @@ def test_near_dedup_removes_a_near_copy_and_its_settings_rerun_no_ingest(data_ha
     snakemake(workdir, MANIFEST, config=on)
     totals = json.loads((workdir / "results/dataset/manifest.json").read_text())["totals"]
     assert (totals["docs_read"], totals["docs"], totals["near_duplicates"], totals["duplicates"]) == (13, 12, 1, 0)
+    [shown] = json.loads((workdir / "results/dedup/near_duplicate_samples.json").read_text())
+    assert (shown["removed"]["shard"], shown["removed"]["text"]) == ("notes/shard-00000", copy)
+    assert (shown["repeats"]["shard"], shown["repeats"]["row"]) == ("texts/shard-00000", 0)
     assert planned_jobs(workdir, rows, MANIFEST) == {**after, "minhash_shard": 4}
 
 
