@@ -142,17 +142,23 @@ def band_pairs(keys: np.ndarray) -> set[tuple[int, int]]:
     return found
 
 
-def ours_pairs(corpus: list[str]) -> set[tuple[int, int]]:
+def ours_pairs(corpus: list[str]) -> tuple[set[tuple[int, int]], np.ndarray]:
+    """The pairs our band keys find, and our signatures (rensa's minimum hashes of our n-gram hashes, before
+    banding: documents x hashes)."""
     import pyarrow as pa
+    import rensa
 
-    from snakebert.data.near_dedup import band_keys
+    from snakebert.data.near_dedup import SEED, band_keys, ngram_hashes
 
-    rows, keys = band_keys(pa.array(corpus, pa.string()), SETTINGS)
+    texts = pa.array(corpus, pa.string())
+    rows, keys = band_keys(texts, SETTINGS)
     assert rows.tolist() == list(range(len(corpus)))  # every passage has 5-grams
-    return band_pairs(keys)
+    matrix = rensa.RMinHash.digest_matrix_from_flat_token_hashes(*ngram_hashes(texts, NGRAM), HASHES, SEED)
+    return band_pairs(keys), np.array(matrix.to_rows(), dtype=np.uint64)
 
 
-def datasketch_pairs(grams: list[list[str]]) -> set[tuple[int, int]]:
+def datasketch_pairs(grams: list[list[str]]) -> tuple[set[tuple[int, int]], np.ndarray]:
+    """The pairs datasketch's LSH finds, and its signatures (documents x hashes)."""
     from datasketch import MinHash, MinHashLSH
 
     lsh = MinHashLSH(num_perm=HASHES, params=(BANDS, ROWS))
@@ -162,8 +168,9 @@ def datasketch_pairs(grams: list[list[str]]) -> set[tuple[int, int]]:
         signature.update_batch([gram.encode() for gram in each])
         lsh.insert(document, signature)
         signatures.append(signature)
-    return {tuple(sorted((document, other))) for document, signature in enumerate(signatures)
-            for other in lsh.query(signature) if other != document}  # fmt: skip
+    pairs = {tuple(sorted((document, other))) for document, signature in enumerate(signatures)
+             for other in lsh.query(signature) if other != document}  # fmt: skip
+    return pairs, np.array([signature.hashvalues for signature in signatures])
 
 
 def quality(originals: int, copies: int) -> dict:
@@ -171,9 +178,17 @@ def quality(originals: int, copies: int) -> dict:
     corpus, planted = planted_corpus(originals, copies)
     grams = [shingles(text) for text in corpus]
     truth = jaccards(grams)
-    found = {"ours": ours_pairs(corpus), "datasketch": datasketch_pairs(grams)}
+    (ours, ours_signatures), (theirs, their_signatures) = ours_pairs(corpus), datasketch_pairs(grams)
+    found, signatures = {"ours": ours, "datasketch": theirs}, {"ours": ours_signatures, "datasketch": their_signatures}
     report = {"documents": len(corpus), "pairs": len(corpus) * (len(corpus) - 1) // 2, "planted": len(planted)}
     report["found"] = {name: len(pairs) for name, pairs in found.items()}
+    report["expected_found"] = sum(1 - (1 - value**ROWS) ** BANDS for value in truth.values())  # ideal MinHash's
+    similarity = np.array([truth.get((original, copy), 0.0) for original, copy, _ in planted])
+    report["signature_error"] = {"ideal_sd": float(np.sqrt(similarity * (1 - similarity) / HASHES).mean())}
+    for name, matrix in signatures.items():  # the share of equal minimum hashes, less the truth, per planted pair
+        agree = np.array([(matrix[original] == matrix[copy]).mean() for original, copy, _ in planted])
+        report["signature_error"][name] = {"mean": float((agree - similarity).mean()),
+                                           "sd": float((agree - similarity).std())}  # fmt: skip
     report["found_below_0.5"] = {name: sum(truth.get(pair, 0.0) < 0.5 for pair in pairs)
                                  for name, pairs in found.items()}  # fmt: skip
     report["thresholds"] = {}
@@ -368,9 +383,9 @@ def run_corpus(workdir: Path, speeches: int | None) -> dict:
             "find_duplicates_exact": exact.seconds(), "find_duplicates_near": near.seconds()}  # fmt: skip
 
 
-def corpus_removals(workdir: Path, speeches: int | None) -> list[dict]:
+def corpus_similarity(workdir: Path, speeches: int | None) -> dict:
     """Each near-duplicate the corpus run removed: its speech file (where every file made one document), and its
-    most similar earlier document with their exact Jaccard similarity."""
+    most similar earlier document with their exact Jaccard similarity; and the corpus's most similar pair."""
     import pyarrow.compute as pc
 
     from snakebert.data.dedup import shard_key
@@ -397,7 +412,9 @@ def corpus_removals(workdir: Path, speeches: int | None) -> list[dict]:
         similarity, earlier = max((truth.get((other, index), 0.0), other) for other in range(index))
         found.append({"removed": names[index] or f"{shard} row {row}", "kept": names[earlier] or str(earlier),
                       "jaccard": similarity, "words": len(texts[index].split())})  # fmt: skip
-    return found
+    (first, second), similarity = max(truth.items(), key=lambda item: item[1], default=((0, 0), 0.0))
+    most = {"documents": [names[first] or str(first), names[second] or str(second)], "jaccard": similarity}
+    return {"near_removed": found, "most_similar_pair": most}
 
 
 CHILDREN = {"ours": run_ours, "datatrove": run_datatrove, "datasketch": run_datasketch}
@@ -454,13 +471,13 @@ def memory_report(runs: dict[int, dict]) -> dict:
     return report
 
 
-def corpus_report(runs: list[dict], removals: list[dict]) -> dict:
+def corpus_report(runs: list[dict], similarity: dict) -> dict:
     first = runs[0]
     seconds = {stage: median_of([run[stage] for run in runs], "seconds")
                for stage in ("ingest", "signatures", "find_duplicates_exact", "find_duplicates_near")}  # fmt: skip
     added = seconds["signatures"] + seconds["find_duplicates_near"] - seconds["find_duplicates_exact"]
     return {**{key: first[key] for key in ("shards", "files", "documents", "signed", "removed")},
-            "near_removed": removals, "seconds": seconds, "near-dedup added seconds": added,
+            **similarity, "seconds": seconds, "near-dedup added seconds": added,
             "near-dedup/ingest seconds": added / seconds["ingest"]}  # fmt: skip
 
 
@@ -512,7 +529,7 @@ def main() -> None:
         "quality": quality(args.originals, args.copies),
         "throughput": throughput_report(runs, corpus["documents"], corpus["megabytes"]),
         "clustering_memory": memory_report(memory),
-        "corpus": corpus_report(corpus_runs, corpus_removals(workdir, args.speeches)),
+        "corpus": corpus_report(corpus_runs, corpus_similarity(workdir, args.speeches)),
     }
     text = json.dumps(report, indent=1)
     if args.out:

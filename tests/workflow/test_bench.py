@@ -128,10 +128,12 @@ def test_near_dedup_bench_reports_quality_throughput_memory_and_the_corpus(tmp_p
     for row in quality["thresholds"].values():
         assert all(0 <= row[name][kind] <= 1 for name in ("ours", "datasketch") for kind in ("precision", "recall"))
     assert quality["recall_by_edit"]["words 1%"]["ours"] == quality["recall_by_edit"]["words 1%"]["datasketch"] == 1
+    assert all(abs(quality["signature_error"][name]["mean"]) < 0.05 for name in ("ours", "datasketch"))
     assert all(value > 0 for value in report["throughput"]["ratios"].values())
     assert all(report["throughput"][name]["signed"] == 40 for name in ("ours", "datatrove", "datasketch"))
     memory = report["clustering_memory"]
     assert memory["4000"]["removed"] == memory["4000"]["planted"] == 40 and memory["projected_100M_gb"] > 0
     corpus = report["corpus"]
     assert corpus["files"] == corpus["documents"] == corpus["signed"] == 4 and corpus["removed"]["near"] == 0
+    assert 0 <= corpus["most_similar_pair"]["jaccard"] < 0.5  # four distinct speeches
     assert corpus["seconds"]["ingest"] > 0 and corpus["near-dedup added seconds"] > 0
