@@ -113,3 +113,27 @@ def test_calibration_bench_compares_both_projections_with_the_run(tmp_path):
     for name in ("calibration_before", "calibration_after"):
         assert report[name]["projected_wall_seconds"] > report[name]["projected_train_seconds"] > 0
         assert report[name]["wall actual/projected"] > 0
+
+
+def test_near_dedup_bench_reports_quality_throughput_memory_and_the_corpus(tmp_path):
+    report = run_bench(
+        "bench/near_dedup.py", "--originals", "30", "--copies", "3", "--throughput-docs", "40", "--reps", "1",
+        "--memory-sizes", "2000,4000", "--speeches", "4", "--workdir", str(tmp_path), "--out", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert report == json.loads((tmp_path / "r.json").read_text())
+    assert set(report) == {"settings", "quality", "throughput", "clustering_memory", "corpus"}
+    quality = report["quality"]
+    assert quality["documents"] == 30 + 7 * 3 and set(quality["thresholds"]) == {"0.500", "0.700", "0.719", "0.800",
+                                                                                    "0.900"}  # fmt: skip
+    for row in quality["thresholds"].values():
+        assert all(0 <= row[name][kind] <= 1 for name in ("ours", "datasketch") for kind in ("precision", "recall"))
+    assert quality["recall_by_edit"]["words 1%"]["ours"] == quality["recall_by_edit"]["words 1%"]["datasketch"] == 1
+    assert all(abs(quality["signature_error"][name]["mean"]) < 0.05 for name in ("ours", "datasketch"))
+    assert all(value > 0 for value in report["throughput"]["ratios"].values())
+    assert all(report["throughput"][name]["signed"] == 40 for name in ("ours", "datatrove", "datasketch"))
+    memory = report["clustering_memory"]
+    assert memory["4000"]["removed"] == memory["4000"]["planted"] == 40 and memory["projected_100M_gb"] > 0
+    corpus = report["corpus"]
+    assert corpus["files"] == corpus["documents"] == corpus["signed"] == 4 and corpus["removed"]["near"] == 0
+    assert 0 <= corpus["most_similar_pair"]["jaccard"] < 0.5  # four distinct speeches
+    assert corpus["seconds"]["ingest"] > 0 and corpus["near-dedup added seconds"] > 0
