@@ -148,7 +148,7 @@ def ours_pairs(corpus: list[str]) -> tuple[set[tuple[int, int]], np.ndarray]:
     import pyarrow as pa
     import rensa
 
-    from snakebert.data.near_dedup import SEED, band_keys, ngram_hashes
+    from snakebert.data.minhash import SEED, band_keys, ngram_hashes
 
     texts = pa.array(corpus, pa.string())
     rows, keys = band_keys(texts, SETTINGS)
@@ -252,7 +252,7 @@ def throughput_texts(workdir: Path) -> list:
 
 
 def run_ours(workdir: Path) -> dict:
-    from snakebert.data.near_dedup import band_keys
+    from snakebert.data.minhash import band_keys
 
     batches = throughput_texts(workdir)
     with Clock() as first:
@@ -314,7 +314,7 @@ def write_synthetic(workdir: Path, documents: int, per_file: int = 100_000, seed
     """Signature files of `documents` random band keys, 1% of them given one band's key of an earlier document."""
     import pyarrow as pa
 
-    from snakebert.data.near_dedup import signature_schema
+    from snakebert.data.signature_file import signature_schema
     from snakebert.files.arrow_streams import stream_writer
 
     rng = np.random.default_rng(seed)
@@ -342,7 +342,7 @@ def run_memory(workdir: Path, documents: int) -> dict:
     paths = sorted(str(path) for path in (workdir / f"synthetic-{documents}").glob("*.arrow"))
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with Clock() as clock:
-        removed = near_duplicates(paths, [np.zeros(0, np.int64)] * len(paths))
+        removed, _ = near_duplicates(paths, [np.zeros(0, np.int64)] * len(paths))
     return {**clock.seconds(), "removed": sum(map(len, removed)), "before_rss_mb": before / 1024}
 
 
@@ -361,7 +361,7 @@ def run_corpus(workdir: Path, speeches: int | None) -> dict:
     """Ingest, signatures and the duplicates job (exact alone, exact and near) over the default source's shards."""
     from snakebert.data.dedup import find_duplicates
     from snakebert.data.ingest import ingest_shard
-    from snakebert.data.near_dedup import write_signatures
+    from snakebert.data.minhash import write_signatures
 
     source, clean, shards = default_source(speeches)
     out = workdir / "corpus"

@@ -2,10 +2,10 @@
 them, a file per text shard) are grouped band by band; two documents that share a key in any band are
 near-duplicates, their groups joined across bands are the clusters, and in each the first document in corpus order
 is kept. Keys and positions, not texts, reach this job, so the result depends on the corpus order alone, not on the
-number of shards or jobs. Memory: 8 bytes per band and 8 for the row, per document."""
+number of shards or jobs. Memory: the rows, and one band's keys at a time, 8 bytes each per document, with the
+signature files memory-mapped."""
 
 import numpy as np
-import pyarrow as pa
 from scipy.sparse import coo_array
 from scipy.sparse.csgraph import connected_components
 
@@ -31,15 +31,14 @@ def near_duplicates(signature_files: list[str], skip: list[np.ndarray], samples:
     document, sorted; and the first `samples` of them in corpus order, each as ((shard index, row) removed, (shard
     index, row) of its cluster's first document, which stays). The rows in `skip` (exact duplicates, per shard) take
     no part."""
-    tables = []
-    for path, skipped in zip(signature_files, skip, strict=True):
-        table = read_table(path)
-        tables.append(table.filter(pa.array(~np.isin(table.column("row").to_numpy(), skipped))))
-    rows = [table.column("row").to_numpy() for table in tables]
+    tables = [read_table(path) for path in signature_files]  # memory-mapped: a band's column is read when used
+    kept = [~np.isin(table.column("row").to_numpy(), skipped) for table, skipped in zip(tables, skip, strict=True)]
+    rows = [table.column("row").to_numpy()[keep] for table, keep in zip(tables, kept, strict=True)]
     shard_of = np.repeat(np.arange(len(rows)), [len(found) for found in rows])
     ends, starts = [], []
     for band in range(len(tables[0].schema) - 1 if tables else 0):
-        first, other = _edges(np.concatenate([table.column(band_column(band)).to_numpy() for table in tables]))
+        keys = [table.column(band_column(band)).to_numpy()[keep] for table, keep in zip(tables, kept, strict=True)]
+        first, other = _edges(np.concatenate(keys))
         starts.append(first)
         ends.append(other)
     edges = (np.concatenate(starts or [np.zeros(0, np.int64)]), np.concatenate(ends or [np.zeros(0, np.int64)]))
