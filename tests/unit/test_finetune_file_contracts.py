@@ -135,11 +135,10 @@ CONTRACTS = {
         ChosenRate,
         {
             "model": "a generic word: the config's model section, metrics.json's models' folder",
-            "metric": "also a key of metrics.json's comparisons and gains, which summary.py builds",
             "learning_rate": "also the config's finetune.recipe key and the trainers' setting",
             "search": "also the search runs' folder in rules/finetune.smk",
         },
-        0,  # every key is also the config's or another file's: the skips' reasons are what is checked
+        1,
     ),
 }
 
