@@ -7,6 +7,8 @@ TF-IDF does not apply to a tag per word. For extractive question answering: each
 sentence that shares the most words with it (`squad_sentence`, squad_baseline.py), which fits nothing on train; QA has
 no majority baseline (no one answer fits most questions), nor TF-IDF."""
 
+from dataclasses import replace
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -17,6 +19,7 @@ from sklearn.preprocessing import StandardScaler
 
 from .baselines_file import BaselineResult, write_baselines
 from .examples import LABEL, PAIR, TEXT
+from .held_out_result import HeldOutResult
 from .prepare import read_task_dir
 from .problems import PROBLEMS
 from .squad_baseline import sentence_answers
@@ -38,7 +41,7 @@ def _answers(table: pa.Table, task: TaskFile) -> np.ndarray:
     return PROBLEMS[task.problem].answers(table.column(LABEL).to_pylist())
 
 
-def majority(splits: dict[str, pa.Table], task: TaskFile) -> dict[str, dict]:
+def majority(splits: dict[str, pa.Table], task: TaskFile) -> HeldOutResult:
     """The most frequent train class or tag (the first of the tied ones), or the train mean, for every example or
     word."""
     problem = PROBLEMS[task.problem]
@@ -50,7 +53,7 @@ def majority(splits: dict[str, pa.Table], task: TaskFile) -> dict[str, dict]:
     return _with_predictions(task, splits, predicted)
 
 
-def word_tags(splits: dict[str, pa.Table], task: TaskFile) -> dict[str, dict]:
+def word_tags(splits: dict[str, pa.Table], task: TaskFile) -> HeldOutResult:
     """Each word's most frequent tag in train (the first of the tied ones, in tag order), the majority tag for a word
     that train never has; words matched as written."""
     train = splits["train"]
@@ -68,7 +71,7 @@ def word_tags(splits: dict[str, pa.Table], task: TaskFile) -> dict[str, dict]:
     return _with_predictions(task, splits, predicted)
 
 
-def squad_sentence(splits: dict[str, pa.Table], task: TaskFile) -> dict[str, dict]:
+def squad_sentence(splits: dict[str, pa.Table], task: TaskFile) -> HeldOutResult:
     """Each question's context sentence that shares the most words with it, whole; no answer ("") where none shares a
     word in a task that allows unanswerable questions (SQuAD v2.0)."""
     predicted = {split: sentence_answers(table, task.allow_unanswerable) for split, table in _held_out(splits)}
@@ -79,11 +82,11 @@ def _held_out(splits: dict[str, pa.Table]) -> list[tuple[str, pa.Table]]:
     return [(split, table) for split, table in splits.items() if split != "train"]
 
 
-def _with_predictions(task: TaskFile, splits: dict[str, pa.Table], predicted: dict[str, np.ndarray]) -> dict:
+def _with_predictions(task: TaskFile, splits: dict[str, pa.Table], predicted: dict[str, np.ndarray]) -> HeldOutResult:
     """The scores on each held-out split, and the predictions on the reported one (what the summary resamples)."""
     found = {split: _scored(task, splits[split], values) for split, values in predicted.items()}
-    reported = predicted[task.reported_split]
-    return {**found, "predictions": [np.asarray(each).tolist() for each in reported]}
+    reported = [np.asarray(each).tolist() for each in predicted[task.reported_split]]
+    return HeldOutResult(validation=found["validation"], test=found.get("test"), predictions=reported)
 
 
 def _scored(task: TaskFile, table: pa.Table, predicted) -> dict:
@@ -97,7 +100,7 @@ def _model(task: TaskFile, strength: float, standardised: bool):
 
 def fitted_on_validation(
     task: TaskFile, splits: dict[str, pa.Table], features: dict, strengths=STRENGTHS, standardised: bool = False
-) -> dict:
+) -> HeldOutResult:
     """Logistic regression (ridge, for a number) on train's `features` at each of `strengths`, the one whose validation
     score on the task's main metric is best (the first, on ties) scored on every held-out split; the features
     standardised on train first if asked."""
@@ -107,13 +110,13 @@ def fitted_on_validation(
         model = _model(task, strength, standardised).fit(features["train"], labels)
         predicted = {split: regrouped(model.predict(features[split]), table) for split, table in _held_out(splits)}
         found = _with_predictions(task, splits, predicted)
-        main = found["validation"][task.main_metric]
+        main = found.validation[task.main_metric]
         if best is None or (main is not None and (best[0] is None or main > best[0])):
-            best = (main, strength, found)
-    return {**best[2], "strength": best[1]}
+            best = (main, replace(found, strength=strength))
+    return best[1]
 
 
-def tfidf(splits: dict[str, pa.Table], task: TaskFile) -> dict:
+def tfidf(splits: dict[str, pa.Table], task: TaskFile) -> HeldOutResult:
     """TF-IDF (words and word pairs, sublinear counts) with the regularisation strength chosen on validation."""
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, max_features=200_000)
     vectorizer.fit([text for texts in _texts(splits["train"]) for text in texts])
@@ -129,12 +132,19 @@ BASELINES = {  # per problem (tests/unit/test_tables.py holds the keys to PROBLE
 }
 
 
+def _result(found: HeldOutResult, task: TaskFile) -> BaselineResult:
+    return BaselineResult(
+        validation=found.validation,
+        test=found.test,
+        predictions=found.predictions,
+        strength=found.strength,
+        fold=task.fold,
+    )
+
+
 def run_baselines(task_dir: str, out: str) -> dict[str, BaselineResult]:
     """Every baseline of the task's problem on the prepared task in `task_dir`, written to `out`."""
     task, splits = read_task_dir(task_dir)
-    found = {
-        name: BaselineResult(**baseline(splits, task), fold=task.fold)
-        for name, baseline in BASELINES[task.problem].items()
-    }
+    found = {name: _result(baseline(splits, task), task) for name, baseline in BASELINES[task.problem].items()}
     write_baselines(out, found)
     return found

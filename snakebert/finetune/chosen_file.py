@@ -32,7 +32,7 @@ class ChosenRate:
 
     @classmethod
     def from_json(cls, data: dict) -> "ChosenRate":
-        return built(cls, data, search=tuple(built(RateTried, tried) for tried in data["search"]))
+        return built(cls, data)
 
 
 def write_chosen(path: str, chosen: ChosenRate) -> None:

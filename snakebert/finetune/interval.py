@@ -92,4 +92,4 @@ def judged(first: np.ndarray, second: np.ndarray, groups: int) -> dict:
         return {"interval": None, "verdict": NONE_SCORED}
     if interval[0] == interval[1]:
         return {"interval": None, "verdict": NO_WIDTH}
-    return {"interval": list(interval), "verdict": verdict(interval)}
+    return {"interval": interval, "verdict": verdict(interval)}

@@ -18,6 +18,7 @@ from ..named_loading import load_named
 from .baselines import fitted_on_validation
 from .encoded import EncodedSplit
 from .frozen_states import STRENGTHS, finite, hidden_states
+from .held_out_result import HeldOutResult
 from .kinds import RANDOM_INIT
 from .prepare import read_task_dir
 from .probe_file import ProbeResult, write_probe
@@ -46,7 +47,7 @@ def features(model, split: EncodedSplit, batch_size: int, device: str) -> np.nda
 
 def pooled_probe(
     task: TaskFile, tables: dict, splits: dict, model, batch_size: int, device: str, name: str, source: str
-):
+) -> HeldOutResult:
     """Each example's (or word's) features on every split, and the regression fitted on them (the strength chosen on
     validation)."""
     pooled = {
@@ -73,7 +74,20 @@ def probe_model(task_dir: str, name: str, kind: str, source: str, max_length: in
         if found is None or kind == RANDOM_INIT:
             model = encoder(kind, source, seed, name).to(device)
             found = PROBES[problem.probe](task, tables, splits, model, batch_size, device, name, source)
-        result = ProbeResult(task=task.task, model=name, kind=kind, source=source, seed=seed, fold=task.fold,
-                             protocol=PROTOCOL, **found, machine=machine(device))  # fmt: skip
+        result = ProbeResult(
+            task=task.task,
+            model=name,
+            kind=kind,
+            source=source,
+            seed=seed,
+            fold=task.fold,
+            protocol=PROTOCOL,
+            validation=found.validation,
+            test=found.test,
+            predictions=found.predictions,
+            strength=found.strength,
+            no_answer_threshold=found.no_answer_threshold,
+            machine=machine(device),
+        )
         write_probe(out, result)
     return found

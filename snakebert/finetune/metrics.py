@@ -80,6 +80,9 @@ def scores(names: list[str], truth: np.ndarray, predicted: np.ndarray, classes: 
     return found
 
 
+NO_SPREAD = {"median": None, "min": None, "max": None, "runs": 0}  # spread's keys where no value is defined
+
+
 def spread(values: list[float | None]) -> dict | None:
     """Median, min and max of the defined values (None if none is)."""
     defined = [value for value in values if value is not None]

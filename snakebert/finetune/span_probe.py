@@ -15,6 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 from .frozen_states import STRENGTHS, finite, hidden_states
+from .held_out_result import HeldOutResult
 from .qa_windows import QAWindows
 from .task_file import TaskFile
 from .train import as_json, predicted, split_scores, with_threshold
@@ -77,7 +78,9 @@ def held_out_logits(split: QAWindows, fit: tuple, model, batch_size: int, device
     return [np.concatenate(each)[: split.count] for each in found]
 
 
-def span_probe(task: TaskFile, tables: dict, splits: dict, model, batch_size: int, device: str, name: str, source: str):
+def span_probe(
+    task: TaskFile, tables: dict, splits: dict, model, batch_size: int, device: str, name: str, source: str
+) -> HeldOutResult:
     """The two regressions fitted on train at each strength, the one that scores validation best kept: its scores on
     every held-out split, its answers on the reported one, its strength and, for SQuAD v2.0, its no-answer
     threshold."""
@@ -92,7 +95,12 @@ def span_probe(task: TaskFile, tables: dict, splits: dict, model, batch_size: in
         found = {split: split_scores(task, splits[split], answers[split]) for split in held_out}
         main = found["validation"][task.main_metric]
         if best is None or main > best[0]:
-            kept = {"no_answer_threshold": threshold} if task.allow_unanswerable else {}
-            best = (main, {**found, "predictions": as_json(answers[task.reported_split]), "strength": strength,
-                           **kept})  # fmt: skip
+            kept = HeldOutResult(
+                validation=found["validation"],
+                test=found.get("test"),
+                predictions=as_json(answers[task.reported_split]),
+                strength=strength,
+                no_answer_threshold=threshold if task.allow_unanswerable else None,
+            )
+            best = (main, kept)
     return best[1]

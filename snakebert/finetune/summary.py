@@ -20,10 +20,12 @@ from .examples import GROUP, LABEL
 from .folds import pooled, pooled_runs, reported_table
 from .interval import LEVEL, RESAMPLES, judged, resampled_scores
 from .kinds import BASELINE
-from .metrics import spread
+from .metrics import NO_SPREAD, spread
 from .metrics_file import (
     BaselineRun,
     Bootstrap,
+    Comparison,
+    Gain,
     ModelResults,
     Protocol,
     RateSearch,
@@ -67,7 +69,9 @@ def _model(task: TaskFile, runs: list, **entry) -> ModelResults:
     return built(ModelResults, found)
 
 
-def _gain(models: dict[str, ModelResults], task: TaskFile, comparisons: dict, other: str) -> dict | None:
+def _gain(
+    models: dict[str, ModelResults], task: TaskFile, comparisons: dict[str, Comparison], other: str
+) -> Gain | None:
     """The pretrained model's main score minus `other`'s seed by seed (the same seed: the same classifier head and data
     order), with the interval and verdict of their comparison; None without both."""
     if OURS not in models or other not in models:
@@ -79,8 +83,9 @@ def _gain(models: dict[str, ModelResults], task: TaskFile, comparisons: dict, ot
         for run in models[OURS].runs
         if _score(run, task, metric) is not None and theirs.get(run.seed) is not None
     ]
-    by_seed = spread(differences) or {"median": None, "min": None, "max": None, "runs": 0}
-    return {"metric": metric, **by_seed, **{key: comparisons[other][key] for key in ("interval", "verdict")}}
+    compared = comparisons[other]
+    by_seed = spread(differences) or NO_SPREAD
+    return Gain(metric=metric, **by_seed, interval=compared.interval, verdict=compared.verdict)
 
 
 def _median_difference(models: dict[str, ModelResults], metric: str, name: str) -> float | None:
@@ -88,7 +93,7 @@ def _median_difference(models: dict[str, ModelResults], metric: str, name: str) 
     return None if None in medians else medians[0].median - medians[1].median
 
 
-def _comparisons(task: TaskFile, table, models: dict, predictions: dict[str, list]) -> dict:
+def _comparisons(task: TaskFile, table, models: dict, predictions: dict[str, list]) -> dict[str, Comparison]:
     """The pretrained model's main score minus each other model's on the reported split: the difference of their
     medians over seeds, its 95% interval (a paired bootstrap over the split's groups and the seeds) and the verdict
     (interval.judged: none, and a verdict that says why, where the resamples cannot give one)."""
@@ -100,11 +105,11 @@ def _comparisons(task: TaskFile, table, models: dict, predictions: dict[str, lis
     drawn, runs, score = PROBLEMS[task.problem].resampled(metric, truth, predictions, task)
     found = resampled_scores(score, drawn, groups, runs)
     return {
-        name: {
-            "metric": metric,
-            "difference": _median_difference(models, metric, name),
+        name: Comparison(
+            metric=metric,
+            difference=_median_difference(models, metric, name),
             **judged(found[OURS], found[name], split_groups),
-        }
+        )
         for name in predictions
         if name != OURS
     }

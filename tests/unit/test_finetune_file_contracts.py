@@ -31,11 +31,7 @@ from snakebert.finetune.task_file import FOLD_DATA, TASK_DATA, TASK_FILE, TaskFi
 # it, each with the reason, and how many of its keys the grep holds at least (that it still means something).
 CONFIG_TASK_KEY = "also a key of a task's entry in the config (finetune.tasks), which the jobs that read it spell"
 SEED = "a generic word: the data's shuffle seed, training's seed, a task split's seed, a run's fingerprint"
-BUILT_AS_DICTS = {  # keys of the results the probe of spans and the baselines build as dicts before their views
-    "predictions": "also a key of the fill-mask results and of the results span_probe.py and baselines.py build",
-    "strength": "also a key of the results span_probe.py and baselines.py build",
-    "no_answer_threshold": "also a key of the result span_probe.py builds",
-}
+PREDICTIONS = "also a key of the fill-mask results (fill_mask_results.py)"
 RUN_OF = {  # the keys a run's and a probe's result begin with (run_file.RunOf)
     "task": "a generic word: a config section's key, a report row",
     "model": "a generic word: the config's model section, metrics.json's models' folder",
@@ -87,11 +83,10 @@ CONTRACTS = {
             "search": "also a key of chosen.json and the search runs' folder in rules/finetune.smk",
             "validation": "a split's name",
             "test": "a split's name",
-            "predictions": BUILT_AS_DICTS["predictions"],
-            "no_answer_threshold": BUILT_AS_DICTS["no_answer_threshold"],
+            "predictions": PREDICTIONS,
             "machine": "also a key of the MLM evaluation's results (eval_metrics.py)",
         },
-        4,
+        5,
     ),
     "a linear probe's result": (
         probe_file,
@@ -100,10 +95,10 @@ CONTRACTS = {
             **RUN_OF,
             "validation": "a split's name",
             "test": "a split's name",
-            **BUILT_AS_DICTS,
+            "predictions": PREDICTIONS,
             "machine": "also a key of the MLM evaluation's results (eval_metrics.py)",
         },
-        2,
+        4,
     ),
     "baselines.json": (
         baselines_file,
@@ -111,45 +106,39 @@ CONTRACTS = {
         {
             "validation": "a split's name",
             "test": "a split's name",
-            "predictions": BUILT_AS_DICTS["predictions"],
-            "strength": BUILT_AS_DICTS["strength"],
+            "predictions": PREDICTIONS,
         },
-        1,
+        2,
     ),
     "metrics.json's runs": (
         metrics_file,
         ReportedRun,
         {
             "seed": SEED,
-            "strength": BUILT_AS_DICTS["strength"],
-            "no_answer_threshold": BUILT_AS_DICTS["no_answer_threshold"],
             "validation": "a split's name",
             "test": "a split's name",
             "folds": "a generic word: the config's split.folds",
         },
-        3,
+        5,
     ),
     "a pooled run's folds": (
         metrics_file,
         FoldRun,
         {
-            "strength": BUILT_AS_DICTS["strength"],
-            "no_answer_threshold": BUILT_AS_DICTS["no_answer_threshold"],
             "validation": "a split's name",
             "test": "a split's name",
         },
-        3,
+        5,
     ),
     "chosen.json": (
         chosen_file,
         ChosenRate,
         {
             "model": "a generic word: the config's model section, metrics.json's models' folder",
-            "metric": "also a key of metrics.json's comparisons and gains, which summary.py builds",
             "learning_rate": "also the config's finetune.recipe key and the trainers' setting",
             "search": "also the search runs' folder in rules/finetune.smk",
         },
-        0,  # every key is also the config's or another file's: the skips' reasons are what is checked
+        1,
     ),
 }
 

@@ -333,8 +333,8 @@ def test_the_majority_baselines_matthews_correlation_is_undefined(party):
     """The majority class answers one class to every example: its Matthews correlation divides by zero."""
     task, splits = read_task_dir(str(party))
     found = majority(splits, replace(task, main_metric="matthews", metrics=("matthews", "accuracy")))
-    assert found["test"]["matthews"] is found["validation"]["matthews"] is None
-    assert found["test"]["accuracy"] == pytest.approx(120 / 216)
+    assert found.test["matthews"] is found.validation["matthews"] is None
+    assert found.test["accuracy"] == pytest.approx(120 / 216)
 
 
 def test_the_downstream_figure_writes_an_undefined_score_in_its_row_and_shows_each_verdicts_interval(tmp_path):

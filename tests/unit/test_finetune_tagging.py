@@ -327,15 +327,15 @@ def test_word_tags_answers_each_words_most_frequent_train_tag_and_the_majority_t
     splits = {"train": train, "validation": test, "test": test}
     found = word_tags(splits, task)
     expected = [["B-LOC", "I-PER", "O", "O"], ["B-PER", "B-LOC", "O"]]
-    assert [[TAGS[tag] for tag in sentence] for sentence in found["predictions"]] == expected
+    assert [[TAGS[tag] for tag in sentence] for sentence in found.predictions] == expected
     # truth entities: PER(paris hilton), LOC(zurich), PER(jo), LOC(tie); predicted: LOC(paris), PER(hilton: a stray
     # I- starts one), PER(jo), LOC(tie): 2 of 4 right
-    assert found["test"] == {"entity_f1": 0.5, "entity_precision": 0.5, "entity_recall": 0.5,
+    assert found.test == {"entity_f1": 0.5, "entity_precision": 0.5, "entity_recall": 0.5,
                              "token_accuracy": 5 / 7}  # fmt: skip
-    assert found["test"]["entity_f1"] == pytest.approx(
+    assert found.test["entity_f1"] == pytest.approx(
         f1_score([["B-PER", "I-PER", "O", "B-LOC"], ["B-PER", "B-LOC", "O"]], expected)
     )
-    assert majority(splits, task)["predictions"] == [[0, 0, 0, 0], [0, 0, 0]]  # O: 6 of train's 16 words
+    assert majority(splits, task).predictions == [[0, 0, 0, 0], [0, 0, 0]]  # O: 6 of train's 16 words
 
 
 # 5. The linear probe

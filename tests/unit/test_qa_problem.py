@@ -105,8 +105,8 @@ def test_the_sentence_baseline_answers_each_question_with_its_best_sentence():
     assert set(BASELINES["extractive_qa"]) == {"squad_sentence"}
     table = flat()
     found = squad_sentence({"train": table, "validation": table, "test": table}, TASK)
-    assert found["predictions"] == ["Zanzibar lies off the coast of Tanzania."] * 3
-    assert set(found["test"]) == set(QA_METRICS)
+    assert found.predictions == ["Zanzibar lies off the coast of Tanzania."] * 3
+    assert set(found.test) == set(QA_METRICS)
 
 
 def test_a_v1_task_refuses_a_question_without_an_answer_by_row_and_id():
