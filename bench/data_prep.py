@@ -26,12 +26,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from itertools import chain
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from work_clock import Clock  # noqa: E402
+
 from snakebert.config_defaults import schema_defaults  # noqa: E402
 
 BLOCK = 512
@@ -74,20 +75,6 @@ def folder_bytes(path: Path) -> int:
     return (
         sum(file.stat().st_size for file in path.rglob("*") if file.is_file()) if path.is_dir() else path.stat().st_size
     )
-
-
-class Clock:
-    """Wall and CPU seconds of a block."""
-
-    def __enter__(self):
-        self.wall, self.cpu = time.perf_counter(), time.process_time()
-        return self
-
-    def __exit__(self, *exc):
-        self.wall, self.cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
-
-    def seconds(self) -> dict:
-        return {"seconds": self.wall, "cpu_seconds": self.cpu}
 
 
 def run_limit(workdir: Path) -> dict:

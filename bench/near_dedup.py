@@ -40,7 +40,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from itertools import combinations
 from pathlib import Path
 
@@ -49,6 +48,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from work_clock import Clock  # noqa: E402
+
 from snakebert.config_defaults import schema_defaults  # noqa: E402
 
 SETTINGS = {**schema_defaults("clean")["near_dedup"], "enabled": True}
@@ -213,20 +214,6 @@ def quality(originals: int, copies: int) -> dict:
             **{name: sum(pair in found[name] for pair in pairs) / len(pairs) for name in found},
         }
     return report
-
-
-class Clock:
-    """Wall and CPU seconds of a block."""
-
-    def __enter__(self):
-        self.wall, self.cpu = time.perf_counter(), time.process_time()
-        return self
-
-    def __exit__(self, *exc):
-        self.wall, self.cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
-
-    def seconds(self) -> dict:
-        return {"seconds": self.wall, "cpu_seconds": self.cpu}
 
 
 def write_texts(path: Path, texts: list[str]) -> None:
