@@ -167,7 +167,7 @@ def task_text(task: TaskMetrics) -> str:
     size = plural(task.splits[split]["examples"], PROBLEMS[task.problem].unit)
     about = (
         f"{task.description} ({task.problem}; {split} split of {size}{folds_text(task)}; "
-        f"seeds {', '.join(str(seed) for seed in task.seeds)})"
+        f"{'seed' if len(task.seeds) == 1 else 'seeds'} {', '.join(str(seed) for seed in task.seeds)})"
     )
     rows = [
         [f"{name} ({model.model})" if model.kind == REFERENCE else name, model.kind.replace("_", " ")]
