@@ -1,14 +1,19 @@
 """The per-shard document filters (snakebert/data/filtering.py): each quality rule on documents made to fail and to
 pass it, the language rule on three languages, what a shard's stats and samples hold, the edge documents (a single
-character, 10 MB, a shard left empty), determinism, and the config check of `clean.languages`."""
+character, 10 MB, a shard left empty), determinism, no document in a log, and the config check of `clean.languages`
+(light enough for the workflow's parse)."""
 
+import importlib.util
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 from helpers import raw_shard
+from loguru import logger
 
 from snakebert.data.clean import text_hashes
 from snakebert.data.filtering import SAMPLE_CHARS, SAMPLES, filter_shard
@@ -166,3 +171,31 @@ def test_language_problems(codes, problems):
     found = language_problems(codes)
     assert len(found) == problems
     assert all(problem.startswith("config clean.languages: 'xx' is not a language py3langid") for problem in found)
+
+
+def test_language_problems_without_py3langid(monkeypatch):
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert language_problems(["en"]) == [
+        "config clean.languages needs the Python package 'py3langid'; install requirements.txt"
+    ]
+
+
+def test_the_config_check_imports_neither_filtering_library():
+    check = "import sys; from snakebert.data.languages import language_problems as p; assert not p(['en']); "
+    check += "assert not {'datatrove', 'loguru', 'tokenizers'} & set(sys.modules), sorted(sys.modules)"
+    subprocess.run([sys.executable, "-c", check], check=True, cwd=Path(__file__).resolve().parents[2])
+
+
+def test_no_document_reaches_a_log(tmp_path, capfd):
+    messages = []
+    sink = logger.add(messages.append, level="TRACE")
+    try:
+        run(
+            tmp_path,
+            [GERMAN, "Home\n" + ENGLISH, "x"],
+            settings(["en"], gopher_repetition={}, gopher_quality={}, c4={}),
+        )
+    finally:
+        logger.remove(sink)
+    logged = "".join(messages) + "".join(capfd.readouterr())
+    assert not any(text in logged for text in ("Ausschuss", "committee", "Home"))
