@@ -1,6 +1,6 @@
 rule tokenize_shard:
     input:
-        shard="results/raw/{source}/{shard}.arrow",
+        shard=TEXT_SHARD,
         tokenizer="results/tokenizer",
         duplicates="results/dedup/duplicates.arrow",
     output:

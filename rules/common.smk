@@ -53,6 +53,11 @@ def refused_as_workflow_error(function, *args):
         raise WorkflowError(str(error)) from None
 
 
+FILTERS = ("languages", "language_threshold", "quality")  # the clean settings of filter_shard
+FILTERING = bool(config["clean"]["languages"]) or any(rule["enabled"] for rule in config["clean"]["quality"].values())
+# The text shards the later jobs read, and their stats: ingest's, or with a filter on, filter_shard's
+TEXT_SHARD = "results/filtered/{source}/{shard}.arrow" if FILTERING else "results/raw/{source}/{shard}.arrow"
+TEXT_STATS = TEXT_SHARD.removesuffix(".arrow") + ".json"
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = refused_as_workflow_error(plan_corpus, config["sources"])  # {source: {shard: input files}}, in corpus order
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
@@ -124,8 +129,10 @@ def shard_inputs(wildcards):
 
 
 def source_settings(wildcards):
-    """The source's config entry in a settings file (settings_files.py)."""
-    return settings_file(SOURCES[wildcards.source], SETTINGS_FILES)
+    """The source's config entry in a settings file (settings_files.py), all but `filter`, which ingest does not
+    read."""
+    entry = {key: value for key, value in SOURCES[wildcards.source].items() if key != "filter"}
+    return settings_file(entry, SETTINGS_FILES)
 
 
 def shard_index(wildcards):
@@ -143,10 +150,20 @@ def section_settings(section):
 
 
 def ingest_clean_settings(wildcards):
-    """The `clean` settings that shape a text shard, in a settings file: all but deduplication's, which the later
-    jobs apply, so changing those reruns no ingest."""
-    kept = {key: value for key, value in config["clean"].items() if key not in ("dedup", "near_dedup")}
-    return settings_file(kept, SETTINGS_FILES)
+    """The `clean` settings that shape ingest's text shard, in a settings file: all but the filters' and
+    deduplication's, which later jobs apply, so changing those reruns no ingest."""
+    later = ("dedup", "near_dedup", *FILTERS)
+    return settings_file({key: value for key, value in config["clean"].items() if key not in later}, SETTINGS_FILES)
+
+
+def filter_settings(wildcards):
+    """The language and quality filters' settings, in a settings file: changing them reruns the filters, not ingest.
+    A source with `filter: false` gets every filter off: its documents pass whole."""
+    settings = {key: config["clean"][key] for key in FILTERS}
+    if not SOURCES[wildcards.source]["filter"]:
+        quality = {rule: {**values, "enabled": False} for rule, values in settings["quality"].items()}
+        settings = {**settings, "languages": [], "quality": quality}
+    return settings_file(settings, SETTINGS_FILES)
 
 
 def near_dedup_settings(wildcards):

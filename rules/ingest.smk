@@ -20,9 +20,32 @@ rule ingest_shard:
         " --arguments-file {params.arguments} > {log} 2>&1"
 
 
+rule filter_shard:
+    input:
+        shard="results/raw/{source}/{shard}.arrow",
+        stats="results/raw/{source}/{shard}.json",
+    output:
+        shard="results/filtered/{source}/{shard}.arrow",
+        stats="results/filtered/{source}/{shard}.json",
+        samples="results/filtered/{source}/{shard}.samples.json",
+    log:
+        "logs/filter_shard/{source}/{shard}.log",
+    benchmark:
+        "benchmarks/filter_shard/{source}/{shard}.tsv"
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        script=script("filter_shard.py"),
+        code=code("filter_shard.py"),
+        settings=filter_settings,
+    shell:
+        "python {params.script} --settings {params.settings} --raw-stats {input.stats} --out {output.shard}"
+        " --stats {output.stats} --samples {output.samples} {input.shard} > {log} 2>&1"
+
+
 rule minhash_shard:
     input:
-        "results/raw/{source}/{shard}.arrow",
+        TEXT_SHARD,
     output:
         SIGNATURE_FILE,
     log:
@@ -41,7 +64,7 @@ rule minhash_shard:
 
 rule find_duplicates:
     input:
-        raw=corpus_shards("results/raw/{source}/{shard}.arrow"),
+        raw=corpus_shards(TEXT_SHARD),
         signatures=near_dedup_signatures,
     output:
         duplicates="results/dedup/duplicates.arrow",

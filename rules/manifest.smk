@@ -1,8 +1,8 @@
 rule build_manifest:
     input:
         tokenizer="results/tokenizer",
-        raw=corpus_shards("results/raw/{source}/{shard}.arrow"),
-        raw_stats=corpus_shards("results/raw/{source}/{shard}.json"),
+        raw=corpus_shards(TEXT_SHARD),
+        raw_stats=corpus_shards(TEXT_STATS),
         token_stats=corpus_shards("results/tokens/{source}/{shard}.json"),
         blocks=corpus_shards("results/blocks/{source}/{shard}.arrow"),
         block_stats=corpus_shards("results/blocks/{source}/{shard}.json"),

@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 
 from .config_defaults import schema_defaults
 from .config_inputs import own_output_problems
+from .data.languages import language_problems
 from .errors import DataError
 from .finetune.hub_task import PRESETS
 from .finetune.plan import (
@@ -349,6 +350,7 @@ def config_problems(config: dict) -> list[str]:
         *local_revision_problems(config),
         *block_size_problems(config, max_positions),
         *near_dedup_problems(config["clean"]["near_dedup"]),
+        *(language_problems(config["clean"]["languages"]) if config["clean"]["languages"] else []),
         *hub_problems(config["hub"]),
         *tracking_problems(config["tracking"]),
     ]

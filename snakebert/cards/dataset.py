@@ -98,21 +98,42 @@ def contents(counts: dict, provenance: Provenance) -> dict[str, str]:
     }
 
 
-REMOVALS = {  # each count of the totals that removed documents, and why
+CLEANING = {  # each count of the totals that removed documents before the filters, and why
     "docs_null_or_empty": "null or empty text",
     "docs_too_short": "shorter than `clean.min_chars` after cleaning",
+}
+FILTER_RULES = {  # why each filter rule removed documents
+    "language": "not in `clean.languages`, or below `clean.language_threshold` (py3langid)",
+    "gopher_repetition": "repeated lines, paragraphs or n-grams: Gopher's rules (`clean.quality.gopher_repetition`)",
+    "gopher_quality": "Gopher's quality rules: length, words, symbols, stop words (`clean.quality.gopher_quality`)",
+    "c4": "C4's rules: too few sentences, code, boilerplate (`clean.quality.c4`)",
+}
+DEDUPLICATION = {
     "duplicates": "an exact repeat of an earlier document (`clean.dedup`)",
     "near_duplicates": "a near-duplicate of an earlier document: MinHash of word n-grams (`clean.near_dedup`)",
 }
 
 
 def removal_table(totals: Totals) -> str:
-    """What was removed and why: each rule's documents, and the share of the documents read."""
-    rows = [
-        [why, f"{getattr(totals, key):,}", f"{getattr(totals, key) / max(totals.docs_read, 1):.2%}"]
-        for key, why in REMOVALS.items()
-    ]
+    """What was removed and why, in the order the jobs remove it: each rule's documents, and their share of the
+    documents read."""
+    removed = {
+        **{why: getattr(totals, key) for key, why in CLEANING.items()},
+        **{FILTER_RULES[rule]: counts["docs"] for rule, counts in totals.filtered.items()},
+        **{why: getattr(totals, key) for key, why in DEDUPLICATION.items()},
+    }
+    rows = [[why, f"{docs:,}", f"{docs / max(totals.docs_read, 1):.2%}"] for why, docs in removed.items()]
     return markdown_table(["removed as", "documents", "of those read"], rows)
+
+
+def removals(totals: Totals) -> str:
+    """The removal section's lead: documents read and kept, and the languages the language filter removed."""
+    lead = f"{totals.docs_read:,} documents read, {totals.docs:,} kept."
+    if not totals.languages_removed:
+        return lead
+    languages = ", ".join(f"{code} {docs:,}" for code, docs in sorted(totals.languages_removed.items(),
+                                                                       key=lambda item: -item[1]))  # fmt: skip
+    return f"{lead} Removed by language: {languages}."
 
 
 def shard_table(manifest: Manifest) -> str:
@@ -145,11 +166,7 @@ def dataset_card(manifest: Manifest) -> DatasetCard:
     sections = [
         f"# {metadata.pretty_name}\n\n{description(counts, sources)}",
         section("Contents", bullets(contents(counts, manifest.provenance))),
-        section(
-            "What was removed and why",
-            f"{manifest.totals.docs_read:,} documents read, {manifest.totals.docs:,} kept.",
-            removal_table(manifest.totals),
-        ),
+        section("What was removed and why", removals(manifest.totals), removal_table(manifest.totals)),
         section("Files", MANIFEST, shard_table(manifest)),
         section("How to read the blocks", reading, USAGE),
     ]

@@ -2,6 +2,7 @@
 `clean.near_dedup` the first document of each cluster of near-duplicates (near_dedup.py). The removal list holds
 each removed document's shard, row and kind (exact, near), grouped by shard in corpus order."""
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,7 @@ import pyarrow.compute as pc
 
 from ..errors import DataError
 from ..files.arrow_streams import read_table, stream_writer
-from ..files.json_files import write_json
+from ..files.json_files import read_json, write_json
 from .corpus import texts_at
 from .near_dedup import near_duplicates
 
@@ -45,7 +46,8 @@ class SeenHashes:
         new = ~self._contains(unique)
         keep = np.zeros(len(hashes), dtype=bool)
         keep[first[new]] = True
-        self.levels.append(unique[new])
+        if new.any():  # an empty level would be searched in vain (a shard that cleaning or the filters emptied)
+            self.levels.append(unique[new])
         while len(self.levels) > 1 and len(self.levels[-1]) >= len(self.levels[-2]):
             top = self.levels.pop()
             self.levels[-1] = np.union1d(self.levels[-1], top)
@@ -75,8 +77,25 @@ def _exact_duplicates(raw_shards: list[str], enabled: bool) -> list[np.ndarray]:
         found.append(np.flatnonzero(~seen.first_seen(hashes)) if enabled else np.zeros(0, np.int64))
     for source, docs in docs_per_source.items():
         if docs == 0:
-            raise DataError(f"source {source!r} has no documents left after cleaning (see results/raw/{source}/*.json)")
+            shards = [raw_shard for raw_shard in raw_shards if shard_key(raw_shard).split("/")[0] == source]
+            raise DataError(f"source {source!r} has no documents left after cleaning and filtering: {_removed(shards)}")
     return found
+
+
+def _removed(text_shards: list[str]) -> str:
+    """What removed a source's documents, summed from its text shards' stats (beside them: ingest's, or with a filter
+    on, filter_shard's, which hold ingest's counts and each rule's), and where to look."""
+    stats = [read_json(str(Path(shard).with_suffix(".json")), "stats file") for shard in text_shards]
+    counts = {key: sum(found[key] for found in stats) for key in ("docs_read", "docs_null_or_empty", "docs_too_short")}
+    rules = Counter()
+    for found in stats:
+        rules.update({rule: each["docs"] for rule, each in found.get("filtered", {}).items()})
+    removed = [
+        f"{counts['docs_null_or_empty']} null or empty",
+        f"{counts['docs_too_short']} too short (clean.min_chars)",
+    ]
+    removed += [f"{docs} by {rule}" for rule, docs in rules.items()]
+    return f"{counts['docs_read']} read, {', '.join(removed)} (see {Path(text_shards[0]).parent}/*.json)"
 
 
 def _samples(raw_shards: list[str], pairs: list[tuple]) -> list[dict]:

@@ -2,7 +2,8 @@
 (repetition, quality) and C4, each datatrove 0.10.1's own class (`GopherRepetitionFilter`, `GopherQualityFilter`,
 `C4QualityFilter`) given its config keys as its keyword arguments, so their names and defaults are the published
 ones. A document goes through the rules in that order and is removed by the first it fails; the rest are written in
-shard order, C4's rule having dropped the lines it drops (a document left with no line is removed by it).
+shard order, as they came: filters remove, they never rewrite. C4's rule judges a document by the lines it would
+keep (a document left with none is removed by it), but a kept document keeps all its lines.
 
 - Language: py3langid's model, shipped in its package, classifies the first `LANGUAGE_PREFIX` characters of a
   document (cut at whitespace, so the time a document takes is bounded); it is kept when its language is one of
@@ -10,14 +11,13 @@ shard order, C4's rule having dropped the lines it drops (a document left with n
 - Bounded time: datatrove's Gopher rules, in pure Python, take about a second a megabyte (measured: 15 s for
   gopher_repetition on 10 MB), so they judge a document by its first `GOPHER_PREFIX` characters (cut at whitespace:
   some 170,000 English words, past gopher_quality's 100,000 of `max_doc_words`, so a longer document is still
-  removed as too long); C4's rule, which edits the text, and is fast, sees it whole.
+  removed as too long); C4's rule, which is fast, sees it whole.
 - Words and sentences: datatrove's English splitter needs spaCy, which the pipeline does not install; the rules
   are given word_tokenizer.py's in its place.
 - Nothing of a document reaches a log: datatrove's logger is off while a shard is filtered.
 
-Each rule's counts are the documents it removed and their characters; C4's characters are also those its line
-edits removed from the documents it kept. Each rule keeps a sample of what it removed: the first `SAMPLES` in shard
-order, each its row, datatrove's reason and the first `SAMPLE_CHARS` characters."""
+Each rule's counts are the documents it removed and their characters. Each rule keeps a sample of what it removed:
+the first `SAMPLES` in shard order, each its row, datatrove's reason and the first `SAMPLE_CHARS` characters."""
 
 from collections import Counter
 
@@ -90,15 +90,16 @@ def rules(settings: dict) -> dict:
     return chosen | {name: quality_rule(name, quality[name]) for name in QUALITY_RULES if quality[name]["enabled"]}
 
 
-def _verdict(rule, doc: Document, name: str) -> str | None:
-    """None when `doc` passes `rule` (which may edit it), else the reason it fails."""
-    judged = Document(text=prefix(doc.text, GOPHER_PREFIX), id=doc.id) if name in PREFIXED else doc
+def _verdict(rule, text: str, row: int, name: str) -> str | None:
+    """None when the document `text` passes `rule`, else the reason it fails. The rule judges a copy of its own (C4's
+    edits its copy's lines)."""
+    judged = Document(text=prefix(text, GOPHER_PREFIX) if name in PREFIXED else text, id=str(row))
     verdict = rule.filter(judged)
     if isinstance(verdict, tuple):
         return verdict[1]
     if not verdict:
         return name
-    return NO_LINES if not doc.text else None
+    return NO_LINES if not judged.text else None
 
 
 def filter_shard(raw_shard: str, raw_stats: str, settings: dict, out: str, stats: str, samples: str) -> dict:
@@ -116,19 +117,16 @@ def filter_shard(raw_shard: str, raw_stats: str, settings: dict, out: str, stats
             for batch in stream_batches(raw_shard, "text shard"):
                 kept = []
                 for text in batch.column("text").to_pylist():
-                    doc = Document(text=text, id=str(row))
                     for name, rule in chosen.items():
-                        before = len(doc.text)
-                        reason = _verdict(rule, doc, name)
+                        reason = _verdict(rule, text, row, name)
                         if reason is not None:
                             removed[name]["docs"] += 1
-                            removed[name]["chars"] += before
+                            removed[name]["chars"] += len(text)
                             if len(examples[name]) < SAMPLES:
                                 examples[name].append({"row": row, "reason": reason, "text": text[:SAMPLE_CHARS]})
                             break
-                        removed[name]["chars"] += before - len(doc.text)  # C4's line edits
                     else:
-                        kept.append(doc.text)
+                        kept.append(text)
                     row += 1
                 if kept:
                     texts = pa.array(kept, pa.string())

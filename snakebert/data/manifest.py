@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import subprocess
+from collections import Counter
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -121,9 +122,17 @@ def shard_entry(raw: str, raw_stats: str, token_stats: str, blocks: str, block_s
         "duplicates": tokens["duplicates"],
         "near_duplicates": tokens["near_duplicates"],
         **{key: cleaning[key] for key in CLEANING_COUNTS},
+        "filtered": cleaning.get("filtered", {}),  # filter_shard's counts, by rule; none without a filter
+        "languages_removed": cleaning.get("languages", {}),
         "vocab_size": tokens["vocab_size"],
         "unknown_tokens": tokens["unknown_tokens"],
     }
+
+
+def summed(filtered: list[dict[str, dict[str, int]]]) -> dict[str, dict[str, int]]:
+    """The shards' counts of each filter rule ({rule: {"docs": n, "chars": n}}) added up, the rules in their order."""
+    rules = list(dict.fromkeys(rule for counts in filtered for rule in counts))
+    return {rule: {key: sum(counts[rule][key] for counts in filtered) for key in ("docs", "chars")} for rule in rules}
 
 
 def check_readable(unknown: int, entries: list[dict], tokenizer_dir: str) -> None:
@@ -154,6 +163,8 @@ def build_manifest(
     check_readable(sum(entry.pop("unknown_tokens") for entry in entries), entries, tokenizer_dir)
     totals = {key: sum(entry[key] for entry in entries) for key in COUNTS}
     totals["kept_token_fraction"] = 1 - totals["dropped_tokens"] / max(totals["tokens"], 1)
+    totals["filtered"] = summed([entry["filtered"] for entry in entries])
+    totals["languages_removed"] = dict(sum((Counter(entry["languages_removed"]) for entry in entries), Counter()))
     validation = validation_ranges([entry["blocks"] for entry in entries], data["validation_fraction"], data["seed"])
     validation_blocks = sum(run["stop"] - run["start"] for run in validation)
     largest = max(entry["blocks"] for entry in entries)

@@ -17,7 +17,8 @@ MANIFEST_FILE = "results/dataset/manifest.json"  # build_manifest's output, whic
 @dataclass(frozen=True)
 class ManifestShard:
     """One shard of the data set's own packing: its block file and text shard (paths relative to the manifest's
-    folder), its counts (what cleaning and deduplication kept of it, its tokens and blocks) and its SHA-256."""
+    folder), its counts (what cleaning and deduplication kept of it, its tokens and blocks), its SHA-256, and what
+    each filter rule removed ({rule: {"docs": n, "chars": n}}) and the language filter by language."""
 
     path: str
     text_shard: str
@@ -34,6 +35,8 @@ class ManifestShard:
     docs_too_short: int
     chars_read: int
     chars: int
+    filtered: dict[str, dict[str, int]]
+    languages_removed: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class Totals:
     chars_read: int
     chars: int
     kept_token_fraction: float
+    filtered: dict[str, dict[str, int]]
+    languages_removed: dict[str, int]
 
 
 @dataclass(frozen=True)

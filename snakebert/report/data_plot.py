@@ -44,9 +44,12 @@ def plot_data(manifest_path: str, token_shards: list[str], out: str) -> dict:
     for shard in manifest.shards:
         for key, _ in FATES:
             per_source[shard.source][key] += getattr(shard, key)
+        for rule, counts in shard.filtered.items():
+            per_source[shard.source][rule] += counts["docs"]
     sources = sorted(per_source)
     left = np.zeros(len(sources))
-    for key, label in FATES:
+    filtered = [(rule, rule.replace("_", " ")) for rule in manifest.totals.filtered]
+    for key, label in [*FATES[:3], *filtered, *FATES[3:]]:
         counts = np.array([per_source[source][key] for source in sources])
         fates.barh(sources, counts, left=left, label=label)
         left += counts

@@ -1,13 +1,17 @@
 """Cleaning (NFC, patterns, whitespace, length) and exact deduplication across shards."""
 
+import json
+import re
 from collections import Counter
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from helpers import raw_shard
 
 from snakebert.data.clean import clean_batch
 from snakebert.data.dedup import SeenHashes, duplicate_rows, find_duplicates
+from snakebert.errors import DataError
 
 CLEAN = {
     "unicode_normalization": "NFC",
@@ -55,6 +59,12 @@ def test_seen_hashes_keeps_first_occurrences_across_batches_and_merges():
     assert len(seen.levels) < 3
 
 
+def test_an_empty_shard_before_others_is_no_level_to_search():  # a shard that cleaning or the filters emptied
+    seen = SeenHashes()
+    assert seen.first_seen(np.zeros(0, dtype=np.uint64)).tolist() == []
+    assert seen.first_seen(np.array([4, 4, 2], dtype=np.uint64)).tolist() == [True, False, True]
+
+
 def test_find_duplicates_drops_later_copies_in_corpus_order(tmp_path):
     shards = [
         raw_shard(tmp_path / "raw/a/shard-00000.arrow", ["one", "two", "one"]),
@@ -67,3 +77,20 @@ def test_find_duplicates_drops_later_copies_in_corpus_order(tmp_path):
     assert rows == {"a/shard-00000": [2], "a/shard-00001": [1], "b/shard-00000": [0, 2]}
     assert find_duplicates(shards, str(out), enabled=False) == {"exact": 0, "near": 0}
     assert duplicate_rows(str(out)) == {}
+
+
+def test_a_source_the_filters_empty_is_refused_with_what_removed_it(tmp_path):
+    shards = [raw_shard(tmp_path / f"filtered/{source}/shard-00000.arrow", texts) for source, texts in
+              (("a", []), ("b", ["kept"]))]  # fmt: skip
+    filtered = {"language": {"docs": 3, "chars": 90}, "c4": {"docs": 1, "chars": 40}}
+    stats = {"docs_read": 5, "docs_null_or_empty": 1, "docs_too_short": 0, "filtered": filtered}
+    (tmp_path / "filtered/a/shard-00000.json").write_text(json.dumps(stats))
+    with pytest.raises(
+        DataError,
+        match=re.escape(
+            "source 'a' has no documents left after cleaning and filtering: 5 read, 1 null or empty, 0 too short "
+            f"(clean.min_chars), 3 by language, 1 by c4 (see {tmp_path / 'filtered/a'}/*.json)"
+        ),
+    ):
+        find_duplicates(shards, str(tmp_path / "duplicates.arrow"))
+    assert not (tmp_path / "duplicates.arrow").exists()

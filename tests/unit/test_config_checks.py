@@ -125,6 +125,10 @@ def test_a_non_finite_number_passes_the_schema_and_is_refused_naming_the_key(pat
             "config clean.near_dedup: bands x rows (15 x 8 = 120) is larger than hashes (112)",
         ),
         (
+            [(("clean", "languages"), ["en", "xx"])],
+            "config clean.languages: 'xx' is not a language py3langid identifies (it knows: ace, af, am, an,",
+        ),
+        (
             [(("hub", "push"), True)],
             "config hub.push is true but none of hub.tokenizer_repo, hub.dataset_repo, hub.model_repo is set",
         ),

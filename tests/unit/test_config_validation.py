@@ -162,6 +162,21 @@ ADDITIONAL = "Additional properties are not allowed"
             id="seeds-unbounded",
         ),
         pytest.param(
+            {"clean": {"language_threshold": 1.5}},
+            "config clean.language_threshold: 1.5 is greater than the maximum of 1",
+            id="language-threshold-past-1",
+        ),
+        pytest.param(
+            {"clean": {"quality": {"gopher_repetition": {"dup_line_frac": -0.1}}}},
+            "config clean.quality.gopher_repetition.dup_line_frac: -0.1 is less than the minimum of 0",
+            id="quality-threshold-below-0",
+        ),
+        pytest.param(
+            {"clean": {"quality": {"fineweb": {"enabled": True}}}},
+            f"config clean.quality: {ADDITIONAL} ('fineweb' was unexpected)",
+            id="unknown-quality-rule",
+        ),
+        pytest.param(
             {"finetune": {"eval_batch_size": 100_000}},
             "config finetune.eval_batch_size: 100000 is greater than the maximum of 4096",
             id="eval-batch-unbounded",

@@ -87,16 +87,15 @@ def test_gopher_quality_removes_short_and_wordless_documents(tmp_path):
     assert run(tmp_path, [symbols], chosen, "hashes")[2]["gopher_quality"][0]["reason"] == "gopher_too_many_hashes"
 
 
-def test_c4_drops_lines_and_documents(tmp_path):
+def test_c4_removes_documents_and_never_rewrites_the_ones_it_keeps(tmp_path):
     menu = "Home | About | Contact"
     document = f"{menu}\n{ENGLISH}"
     bracket = ENGLISH.replace("budget", "{budget}")
     kept, stats, samples = run(tmp_path, [document, bracket, "One line. Two."], settings(c4={}))
-    assert kept == [ENGLISH]  # the menu line, without terminal punctuation, dropped
+    assert kept == [document]  # judged without its menu line (no terminal punctuation), kept whole
     assert [sample["reason"] for sample in samples["c4"]] == ["curly_bracket", "too_few_sentences"]
-    removed = len(bracket) + len("One line. Two.")
-    assert stats["filtered"]["c4"] == {"docs": 2, "chars": removed + len(menu) + 1}
-    assert stats["chars"] == len(ENGLISH) and stats["docs"] == 1
+    assert stats["filtered"]["c4"] == {"docs": 2, "chars": len(bracket) + len("One line. Two.")}
+    assert stats["chars"] == len(document) and stats["docs"] == 1
 
 
 def test_c4_removes_a_document_left_with_no_line(tmp_path):

@@ -41,8 +41,9 @@ def test_data_outputs_are_byte_identical_to_before_and_the_manifest_differs_only
         assert hashlib.sha256((results / name).read_bytes()).hexdigest() == digest, name
     manifest = json.loads(tiny_data.manifest.read_text())
     assert set(manifest) - set(GOLDEN["manifest"]) == NEW_FIELDS
-    newer = [manifest["totals"], *manifest["shards"]]  # near-duplicates are counted since format 4: none here
-    assert [counts.pop("near_duplicates") for counts in newer] == [0] * len(newer)
+    newer = [manifest["totals"], *manifest["shards"]]  # counted since format 4: none here, without those filters
+    for key, none in (("near_duplicates", 0), ("filtered", {}), ("languages_removed", {})):
+        assert [counts.pop(key) for counts in newer] == [none] * len(newer), key
     assert {key: value for key, value in manifest.items() if key not in NEW_FIELDS} == GOLDEN["manifest"]
 
 

@@ -248,7 +248,10 @@ def test_null_and_empty_texts_are_skipped_and_counted(workdir, file_format):
 def test_empty_corpus_after_cleaning_fails_the_workflow_naming_the_source(workdir):
     config = notes_config(workdir, clean={"min_chars": 100_000})
     done = snakemake(workdir, config=config, check=False)
-    assert_workflow_refused(done, workdir, "source 'notes' has no documents left after cleaning")
+    assert_workflow_refused(
+        done, workdir, f"source 'notes' has no documents left after cleaning and filtering: {len(DOCS)} read, 0 "
+        f"null or empty, {len(DOCS)} too short (clean.min_chars) (see results/raw/notes/*.json)",
+    )  # fmt: skip
     stats = json.loads((workdir / "results/raw/notes/shard-00000.json").read_text())
     assert stats["docs"] == 0
     assert stats["docs_too_short"] == len(DOCS)

@@ -47,23 +47,43 @@ def test_block_size_change_repacks_only(data_half, workdir):
     assert json.loads((workdir / "results/dataset/manifest.json").read_text())["block_size"] == 8
 
 
-def test_near_dedup_removes_a_near_copy_and_its_settings_rerun_no_ingest(data_half, workdir):
+GERMAN = "Der Ausschuss tagte am Dienstag und genehmigte den Haushalt für das kommende Jahr nach langer Beratung."
+
+
+def filters(min_doc_words: int = 5, rows: int = 8) -> dict:
+    """The clean section with every filter on: the language filter (English), Gopher's quality rules (documents of at
+    least `min_doc_words` words: the tiny corpus's are short; and no share of words with a letter: its copy numbers,
+    "(0)", are three words without one) and near-dedup (FineWeb's but for `rows`)."""
+    gopher = {"enabled": True, "min_doc_words": min_doc_words, "max_non_alpha_words_ratio": None}
+    quality = {"gopher_quality": gopher}
+    near = {"enabled": True, "rows": rows}
+    return {**TEST_CONFIG["clean"], "languages": ["en"], "quality": quality, "near_dedup": near}
+
+
+def test_the_filters_remove_what_they_should_and_a_filters_settings_rerun_no_ingest(data_half, workdir):
     copy_build(data_half, workdir)
-    # each config written writes the corpus anew: both before the near copy is added
-    on = two_source_config(workdir, clean={**TEST_CONFIG["clean"], "near_dedup": {"enabled": True}})  # FineWeb's
-    rows = two_source_config(workdir, clean={**TEST_CONFIG["clean"], "near_dedup": {"enabled": True, "rows": 7}})
+    # each config written writes the corpus anew: all before the near copy and the German note are added
+    on, stricter, rows = (two_source_config(workdir, clean=clean) for clean in (filters(), filters(6), filters(rows=7)))
     copy = f"Minutes of the meeting. {(workdir / 'corpus/texts/doc-00.txt').read_text()}"  # a text with a header
-    notes = [{"text": doc.upper(), "id": index} for index, doc in enumerate(DOCS)] + [{"text": copy, "id": 6}]
-    write_jsonl(workdir / "corpus/notes.jsonl", notes)
+    notes = [{"text": doc.upper(), "id": index} for index, doc in enumerate(DOCS)]
+    write_jsonl(workdir / "corpus/notes.jsonl", [*notes, {"text": copy, "id": 6}, {"text": GERMAN, "id": 7}])
     after = {"build_manifest": 1, "find_duplicates": 1, "pack_shard": 4, "tokenize_shard": 4, "train_tokenizer": 1}
-    assert planned_jobs(workdir, on, MANIFEST) == {**after, "minhash_shard": 4, "ingest_shard": 1}
+    signed = {**after, "minhash_shard": 4}
+    assert planned_jobs(workdir, on, MANIFEST) == {**signed, "filter_shard": 4, "ingest_shard": 1}
     snakemake(workdir, MANIFEST, config=on)
     totals = json.loads((workdir / "results/dataset/manifest.json").read_text())["totals"]
-    assert (totals["docs_read"], totals["docs"], totals["near_duplicates"], totals["duplicates"]) == (13, 12, 1, 0)
+    assert (totals["docs_read"], totals["docs"], totals["near_duplicates"], totals["duplicates"]) == (14, 4, 1, 0)
+    # Gopher's two stop words ("the", "and", ...: lower-case) are not in the upper-cased notes, nor in two texts
+    assert {rule: counts["docs"] for rule, counts in totals["filtered"].items()} == {"language": 1, "gopher_quality": 8}
+    assert totals["languages_removed"] == {"de": 1}
+    samples = json.loads((workdir / "results/filtered/notes/shard-00000.samples.json").read_text())
+    assert [(sample["row"], sample["reason"]) for sample in samples["language"]] == [(7, "language de 1.00")]
+    assert {sample["reason"] for sample in samples["gopher_quality"]} == {"gopher_enough_stop_words"}
     [shown] = json.loads((workdir / "results/dedup/near_duplicate_samples.json").read_text())
     assert (shown["removed"]["shard"], shown["removed"]["text"]) == ("notes/shard-00000", copy)
     assert (shown["repeats"]["shard"], shown["repeats"]["row"]) == ("texts/shard-00000", 0)
-    assert planned_jobs(workdir, rows, MANIFEST) == {**after, "minhash_shard": 4}
+    assert planned_jobs(workdir, stricter, MANIFEST) == {**signed, "filter_shard": 4}  # a threshold: no ingest
+    assert planned_jobs(workdir, rows, MANIFEST) == signed  # near-dedup's: neither ingest nor the filters
 
 
 def test_settings_outside_the_data_rules_rerun_no_data_rule(data_half, workdir):
