@@ -55,7 +55,9 @@ def raw_shard(workdir: Path, name: str, files: list[str]) -> str:
     clean = settings_file({**schema_defaults("clean"), "strip_patterns": [], "min_chars": 1}, workdir)
     python("ingest_shard.py", "--source", source, "--clean", clean, "--shard", "0", "--out", str(out), "--stats",
            str(out.with_suffix(".json")), *files)  # fmt: skip
-    python("find_duplicates.py", "--disabled", "--out", str(workdir / f"duplicates-{name}.arrow"), str(out))
+    samples = str(workdir / f"samples-{name}.json")
+    python("find_duplicates.py", "--disabled", "--out", str(workdir / f"duplicates-{name}.arrow"), "--samples", samples,
+           str(out))  # fmt: skip
     return str(out)
 
 

@@ -31,7 +31,7 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     found = probe_model(args.task, args.name, args.kind, args.source, args.max_length, args.batch_size, args.out)
-    print(json.dumps({split: found[split] for split in ("validation", "test") if split in found}))
+    print(json.dumps({"validation": found.validation, "test": found.test}))
 
 
 if __name__ == "__main__":

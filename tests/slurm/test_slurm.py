@@ -157,7 +157,9 @@ def test_data_half_runs_as_slurm_jobs_one_per_shard(workdir, tmp_path, cluster):
     assert packed == sorted(f"blocks_{shard}" for shard in SHARDS)  # the packing folder, then source and shard
     assert {(job["Partition"], job["Account"], job["State"]) for job in jobs} == {("cpu", ACCOUNT, "COMPLETED")}
     # the profile's memory and the rules' threads reached sbatch
-    assert {job["ReqMem"] for job in jobs if job["rule"] != "train_tokenizer"} == {"4000M"}
+    assert {job["ReqMem"] for job in jobs if job["rule"] not in ("train_tokenizer", "find_duplicates")} == {"4000M"}
+    [duplicates] = [job["ReqMem"] for job in jobs if job["rule"] == "find_duplicates"]
+    assert duplicates == f"{min(32000, cluster.memory_mb)}M"  # near-dedup's clustering (the profile says why)
     assert [(job["ReqMem"], job["AllocCPUS"]) for job in jobs if job["rule"] == "train_tokenizer"] == [
         (f"{min(16000, cluster.memory_mb)}M", str(min(8, cluster.cpus)))
     ]

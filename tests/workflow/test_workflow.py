@@ -125,9 +125,10 @@ def test_editing_a_script_reruns_what_it_made_and_what_follows(tmp_path):
         script.write("\n# an edit\n")
     assert planned_jobs(workdir, config, MANIFEST, snakefile=snakefile) == {"build_manifest": 1, "pack_shard": 4}
     with (workflow / "snakebert/data/corpus.py").open("a") as module:
-        module.write("\n# an edit to a module that the tokenizer jobs import (relatively, from the package)\n")
+        module.write("\n# an edit to a module that the tokenizer and duplicates jobs import (relatively)\n")
     assert planned_jobs(workdir, config, MANIFEST, snakefile=snakefile) == {
         "build_manifest": 1,
+        "find_duplicates": 1,
         "pack_shard": 4,
         "tokenize_shard": 4,
         "train_tokenizer": 1,
