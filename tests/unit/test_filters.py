@@ -17,7 +17,7 @@ from loguru import logger
 
 from snakebert.data.clean import text_hashes
 from snakebert.data.filtering import SAMPLE_CHARS, SAMPLES, filter_shard
-from snakebert.data.languages import language_problems
+from snakebert.data.languages import IDENTIFIED, language_problems, model_languages
 from snakebert.data.shards import embedded_files
 from snakebert.files.arrow_streams import read_table
 
@@ -198,3 +198,7 @@ def test_no_document_reaches_a_log(tmp_path, capfd):
         logger.remove(sink)
     logged = "".join(messages) + "".join(capfd.readouterr())
     assert not any(text in logged for text in ("Ausschuss", "committee", "Home"))
+
+
+def test_the_listed_languages_are_the_models():
+    assert model_languages() == IDENTIFIED
