@@ -8,6 +8,10 @@ from helpers import MANIFEST, REPO, TEST_CONFIG, planned_jobs, snakemake, two_so
 from shared_builds import copy_build
 from tiny_corpus import DOCS
 
+from snakebert.cards.dataset import dataset_card
+from snakebert.data.manifest import read_manifest
+from snakebert.report.data_plot import plot_data
+
 DATA_RULES = {"ingest_shard", "find_duplicates", "train_tokenizer", "tokenize_shard", "pack_shard", "build_manifest"}
 
 
@@ -79,6 +83,15 @@ def test_the_filters_remove_what_they_should_and_a_filters_settings_rerun_no_ing
     samples = json.loads((workdir / "results/filtered/notes/shard-00000.samples.json").read_text())
     assert [(sample["row"], sample["reason"]) for sample in samples["language"]] == [(7, "language de 1.00")]
     assert {sample["reason"] for sample in samples["gopher_quality"]} == {"gopher_enough_stop_words"}
+    card = dataset_card(read_manifest(str(workdir / MANIFEST))).text  # the card and the report count each rule
+    assert "Removed by language: de 1." in card and "(`clean.quality.gopher_quality`) | 8 | 57.14% |" in card
+    plot_data(
+        str(workdir / MANIFEST),
+        sorted(map(str, (workdir / "results/tokens").glob("*/*.arrow"))),
+        str(workdir / "data.svg"),
+    )
+    legend = (workdir / "data.svg").read_text()
+    assert all(f"<!-- {label} -->" in legend for label in ("language", "gopher quality", "near-duplicates"))
     [shown] = json.loads((workdir / "results/dedup/near_duplicate_samples.json").read_text())
     assert (shown["removed"]["shard"], shown["removed"]["text"]) == ("notes/shard-00000", copy)
     assert (shown["repeats"]["shard"], shown["repeats"]["row"]) == ("texts/shard-00000", 0)
