@@ -20,7 +20,6 @@ and the median counts. Seconds are wall time and CPU time (user + system) of the
 import argparse
 import gzip
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -31,7 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from work_clock import Clock  # noqa: E402
+from work_clock import Clock, measured_child  # noqa: E402
 
 from snakebert.config_defaults import schema_defaults  # noqa: E402
 
@@ -164,13 +163,7 @@ CHILDREN = {
 
 def measure(method: str, workdir: Path) -> dict:
     """Run one method in a child process; add its peak RSS."""
-    command = [sys.executable, __file__, "--child", method, "--workdir", str(workdir)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, env={**os.environ, **ENV}, text=True)
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    if status != 0:
-        raise SystemExit(f"{method} failed (status {status})")
-    return {**json.loads(output.splitlines()[-1]), "peak_rss_mb": usage.ru_maxrss / 1024}
+    return measured_child([sys.executable, __file__, "--child", method, "--workdir", str(workdir)], ENV, method)
 
 
 def report(results: dict[str, list[dict]]) -> dict:

@@ -32,12 +32,10 @@ xxhash 4 refuses, so it hashes with `HashConfig(hash_fc="sha1", precision=64)`.
 
 import argparse
 import json
-import os
 import random
 import re
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 from itertools import combinations
@@ -48,7 +46,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from work_clock import Clock  # noqa: E402
+from work_clock import Clock, measured_child  # noqa: E402
 
 from snakebert.config_defaults import schema_defaults  # noqa: E402
 
@@ -409,13 +407,7 @@ CHILDREN = {"ours": run_ours, "datatrove": run_datatrove, "datasketch": run_data
 
 def measure(workdir: Path, *args: str) -> dict:
     """Run one child process; add its peak RSS."""
-    command = [sys.executable, __file__, "--workdir", str(workdir), *args]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, env={**os.environ, **ENV}, text=True)
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    if status != 0:
-        raise SystemExit(f"{' '.join(args)} failed (status {status})")
-    return {**json.loads(output.splitlines()[-1]), "peak_rss_mb": usage.ru_maxrss / 1024}
+    return measured_child([sys.executable, __file__, "--workdir", str(workdir), *args], ENV, " ".join(args))
 
 
 def median_of(runs: list[dict], key: str) -> float:

@@ -142,9 +142,10 @@ def find_duplicates(
     return {EXACT: sum(map(len, exact)), NEAR: sum(map(len, near))}
 
 
-def duplicate_rows(duplicates: str) -> dict[str, np.ndarray]:
-    """The duplicates table as {shard key: sorted row numbers to skip} (rows are stored grouped by shard)."""
-    table = read_table(duplicates).combine_chunks()
+def duplicate_rows(duplicates: str | pa.Table) -> dict[str, np.ndarray]:
+    """The duplicates table (its path, or read_table's table) as {shard key: sorted row numbers to skip} (rows are
+    stored grouped by shard)."""
+    table = (read_table(duplicates) if isinstance(duplicates, str) else duplicates).combine_chunks()
     shards = table.column("shard").chunk(0) if table.num_rows else None
     if shards is None:
         return {}
@@ -156,9 +157,8 @@ def duplicate_rows(duplicates: str) -> dict[str, np.ndarray]:
     return {names[codes[start]]: rows[start:end] for start, end in zip(starts, ends, strict=True)}
 
 
-def removed_counts(duplicates: str, key: str) -> dict[str, int]:
-    """How many documents of the shard `key` the duplicates table removes, by kind (exact, near)."""
-    table = read_table(duplicates)
+def removed_counts(table: pa.Table, key: str) -> dict[str, int]:
+    """How many documents of the shard `key` the duplicates `table` (read_table's) removes, by kind (exact, near)."""
     kinds = table.filter(pc.equal(table.column("shard").cast(pa.string()), key)).column("kind").cast(pa.string())
     found = pc.value_counts(kinds).to_pylist() if len(kinds) else []
     return {kind: next((each["counts"] for each in found if each["values"] == kind), 0) for kind in KINDS}

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 from tokenizers import Tokenizer
 
-from ..files.arrow_streams import stream_writer
+from ..files.arrow_streams import read_table, stream_writer
 from ..files.block_format import ids_dtype, token_schema
 from ..files.json_files import write_json
 from .corpus import shard_texts, text_pieces
@@ -93,8 +93,9 @@ def tokenize_shard(raw_shard: str, tokenizer_dir: str, duplicates: str, out: str
     tokenizer = load_tokenizer(tokenizer_dir)
     dtype = ids_dtype(tokenizer.get_vocab_size())
     schema = token_schema(tokenizer.get_vocab_size())
-    skip = duplicate_rows(duplicates).get(shard_key(raw_shard))
-    removed = removed_counts(duplicates, shard_key(raw_shard))
+    removals = read_table(duplicates)
+    skip = duplicate_rows(removals).get(shard_key(raw_shard))
+    removed = removed_counts(removals, shard_key(raw_shard))
     unknown = unknown_id(tokenizer)
     docs = tokens = unknown_tokens = 0
     with stream_writer(out, schema) as writer:
