@@ -68,7 +68,7 @@ rule find_duplicates:
         signatures=near_dedup_signatures,
     output:
         duplicates="results/dedup/duplicates.arrow",
-        samples="results/dedup/near_duplicate_samples.json",
+        samples="results/dedup/duplicate_samples.json",
     log:
         "logs/find_duplicates.log",
     benchmark:

@@ -15,7 +15,7 @@ from snakebert.files.settings_files import parse_arguments
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", required=True)
-    parser.add_argument("--samples", required=True, help="a few near-duplicates beside what they repeat (JSON)")
+    parser.add_argument("--samples", required=True, help="the first few of each kind beside what they repeat (JSON)")
     parser.add_argument("--disabled", action="store_true", help="find nothing (clean.dedup: false)")
     parser.add_argument("--signatures", nargs="*", default=[], help="each shard's (minhash_shard), in corpus order")
     parser.add_argument("raw_shards", nargs="+", help="all text shards, in corpus order")

@@ -1,6 +1,7 @@
 """Deduplication across all shards, in corpus order: the first occurrence of a text is kept (exact), and with
 `clean.near_dedup` the first document of each cluster of near-duplicates (near_dedup.py). The removal list holds
-each removed document's shard, row and kind (exact, near), grouped by shard in corpus order."""
+each removed document's shard, row and kind (exact, near), grouped by shard in corpus order. The samples file shows
+the first `SAMPLES` of each kind, each beside the document it repeats."""
 
 from collections import Counter
 from pathlib import Path
@@ -13,7 +14,7 @@ from ..errors import DataError
 from ..files.arrow_streams import read_table, stream_writer
 from ..files.json_files import read_json, write_json
 from .corpus import texts_at
-from .near_dedup import near_duplicates
+from .near_dedup import SAMPLES, near_duplicates
 
 EXACT, NEAR = "exact", "near"
 SAMPLE_CHARS = 1000  # each sampled document's text is cut here
@@ -98,8 +99,23 @@ def _removed(text_shards: list[str]) -> str:
     return f"{counts['docs_read']} read, {', '.join(removed)} (see {Path(text_shards[0]).parent}/*.json)"
 
 
+def _exact_pairs(raw_shards: list[str], exact: list[np.ndarray]) -> list[tuple]:
+    """The first `SAMPLES` exact duplicates in corpus order, each as ((shard index, row) removed, (shard index, row)
+    of the first document with its text, the one kept); the shards are read up to the last sampled one only."""
+    removed = [(shard, int(row)) for shard, rows in enumerate(exact) for row in rows[:SAMPLES]][:SAMPLES]
+    if not removed:
+        return []
+    hashes = [read_hashes(raw_shard) for raw_shard in raw_shards[: removed[-1][0] + 1]]
+    wanted = {int(hashes[shard][row]) for shard, row in removed}
+    first: dict[int, tuple[int, int]] = {}
+    for shard, found in enumerate(hashes):
+        for row in np.flatnonzero(np.isin(found, np.fromiter(wanted - first.keys(), np.uint64))):
+            first.setdefault(int(found[row]), (shard, int(row)))
+    return [((shard, row), first[int(hashes[shard][row])]) for shard, row in removed]
+
+
 def _samples(raw_shards: list[str], pairs: list[tuple]) -> list[dict]:
-    """Each sampled near-duplicate beside the document it repeats: shard, row and the start of its text."""
+    """Each sampled duplicate beside the document it repeats: shard, row and the start of its text."""
     wanted: dict[int, list[int]] = {}
     for pair in pairs:
         for shard, row in pair:
@@ -119,8 +135,8 @@ def find_duplicates(
 ) -> dict[str, int]:
     """Write the (shard, row, kind) of every document already seen earlier in `raw_shards` (exact duplicates, with
     `enabled`) or near-duplicating an earlier one (from their `signatures`, one file per shard, when given); return
-    how many of each kind. `samples`: where a few near-duplicates go, each beside the document it repeats (an empty
-    list without signatures)."""
+    how many of each kind. `samples`: where the first few of each kind go, each beside the document it repeats
+    ({"exact": [...], "near": [...]}, near's empty without signatures)."""
     exact = _exact_duplicates(raw_shards, enabled)
     near, pairs = near_duplicates(signatures, exact) if signatures else ([np.zeros(0, np.int64)] * len(raw_shards), [])
     shard_of, rows, kinds = [], [], []
@@ -136,7 +152,9 @@ def find_duplicates(
         pa.DictionaryArray.from_arrays(pa.array(np.concatenate(kinds)), pa.array(KINDS)),
     ]
     if samples:
-        write_json(samples, _samples(raw_shards, pairs))
+        write_json(
+            samples, {EXACT: _samples(raw_shards, _exact_pairs(raw_shards, exact)), NEAR: _samples(raw_shards, pairs)}
+        )
     with stream_writer(out, SCHEMA) as writer:
         writer.write_table(pa.table(columns, SCHEMA))
     return {EXACT: sum(map(len, exact)), NEAR: sum(map(len, near))}

@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 from helpers import raw_shard
 
+from snakebert.data import dedup
 from snakebert.data.clean import clean_batch
 from snakebert.data.dedup import SeenHashes, duplicate_rows, find_duplicates
 from snakebert.errors import DataError
@@ -77,6 +78,25 @@ def test_find_duplicates_drops_later_copies_in_corpus_order(tmp_path):
     assert rows == {"a/shard-00000": [2], "a/shard-00001": [1], "b/shard-00000": [0, 2]}
     assert find_duplicates(shards, str(out), enabled=False) == {"exact": 0, "near": 0}
     assert duplicate_rows(str(out)) == {}
+
+
+def test_exact_duplicates_are_sampled_beside_the_document_they_repeat(tmp_path, monkeypatch):
+    shards = [
+        raw_shard(tmp_path / "raw/a/shard-00000.arrow", ["one", "two", "one"]),
+        raw_shard(tmp_path / "raw/a/shard-00001.arrow", ["three", "two"]),
+        raw_shard(tmp_path / "raw/b/shard-00000.arrow", ["three", "four", "one"]),
+    ]
+    monkeypatch.setattr(dedup, "SAMPLES", 3)  # the first 3 of the 4 in corpus order
+    samples = tmp_path / "samples.json"
+    find_duplicates(shards, str(tmp_path / "duplicates.arrow"), samples=str(samples))
+    shown = json.loads(samples.read_text())
+    assert shown["near"] == []
+    assert [(pair["removed"]["shard"], pair["removed"]["row"], pair["repeats"]["shard"], pair["repeats"]["row"],
+             pair["removed"]["text"], pair["repeats"]["text"]) for pair in shown["exact"]] == [
+        ("a/shard-00000", 2, "a/shard-00000", 0, "one", "one"),
+        ("a/shard-00001", 1, "a/shard-00000", 1, "two", "two"),
+        ("b/shard-00000", 0, "a/shard-00001", 0, "three", "three"),
+    ]  # fmt: skip
 
 
 def test_a_source_the_filters_empty_is_refused_with_what_removed_it(tmp_path):

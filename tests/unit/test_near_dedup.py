@@ -102,10 +102,10 @@ def test_the_first_document_of_a_cluster_is_kept_and_the_removals_do_not_depend_
     find_duplicates(four_shards, str(tmp_path / "again.arrow"), signatures=[f"{path}.sig" for path in four_shards],
                     samples=str(samples))  # fmt: skip
     shown = [(pair["removed"]["shard"], pair["removed"]["row"], pair["repeats"]["shard"], pair["repeats"]["row"])
-             for pair in json.loads(samples.read_text())]  # fmt: skip
+             for pair in json.loads(samples.read_text())["near"]]  # fmt: skip
     assert shown == [("a/shard-00000", 2, "a/shard-00000", 1), ("a/shard-00002", 5, "a/shard-00000", 0),
                      ("a/shard-00002", 6, "a/shard-00000", 0), ("a/shard-00003", 9, "a/shard-00003", 2)]  # fmt: skip
-    assert json.loads(samples.read_text())[0]["repeats"]["text"] == corpus[1][:1000]
+    assert json.loads(samples.read_text())["near"][0]["repeats"]["text"] == corpus[1][:1000]
 
 
 def test_short_documents_take_no_part_and_a_shard_may_lose_every_document(tmp_path):

@@ -92,7 +92,7 @@ def test_the_filters_remove_what_they_should_and_a_filters_settings_rerun_no_ing
     )
     legend = (workdir / "data.svg").read_text()
     assert all(f"<!-- {label} -->" in legend for label in ("language", "gopher quality", "near-duplicates"))
-    [shown] = json.loads((workdir / "results/dedup/near_duplicate_samples.json").read_text())
+    [shown] = json.loads((workdir / "results/dedup/duplicate_samples.json").read_text())["near"]
     assert (shown["removed"]["shard"], shown["removed"]["text"]) == ("notes/shard-00000", copy)
     assert (shown["repeats"]["shard"], shown["repeats"]["row"]) == ("texts/shard-00000", 0)
     assert planned_jobs(workdir, stricter, MANIFEST) == {**signed, "filter_shard": 4}  # a threshold: no ingest
