@@ -1,17 +1,20 @@
 """The default run at several values of one setting (the architecture, the initial weight scale, the schedule's
-scope), side by side on this machine: each value runs the whole default workflow in its own scratch directory, all
-at once, one core each, so every arm trains under the same load.
+scope), or under several config files, side by side on this machine: each arm runs the whole default workflow in its
+own scratch directory, all at once, one core each, so every arm trains under the same load.
 
     python bench/setting_arms.py --key model.architecture --values bert,modernbert [--workdir DIR]
     python bench/setting_arms.py --key model.initializer_range --values 0.02,0.06
     python bench/setting_arms.py --key pretrain.lr_schedule_scope --values run,phase
+    python bench/setting_arms.py --arm off=off.yaml --arm on=on.yaml
 
-Each arm is config/config.yaml with `<section>.<key>` set (a second --configfile), built to TARGETS.
-Reported per arm: the held-out MLM loss and masked accuracy (every validation block of 512 at 15%), the probe hits
-in the top 5 and the distinct top-1 answers, the fine-tuned macro-F1 of the pretrained model and of random
-initialisation (median and min-max over 3 seeds), the pretraining gain (seed by seed: median and min-max), the
+Each arm is config/config.yaml with `<section>.<key>` set, or with the arm's file over it (a second --configfile),
+built to TARGETS. Reported per arm: the held-out MLM loss and masked accuracy (every validation block of 512 at 15%),
+the probe hits in the top 5 and the distinct top-1 answers, per fine-tuning task the main metric of the pretrained
+model and of random initialisation (median and min-max over 3 seeds), the pretraining gain (seed by seed: median and
+min-max), the
 cosine of adjacent learned position embeddings over the first 128 positions (how much order the model has
-learned; none for rotary positions), and the pretrain job's wall time. Everything is written to
+learned; none for rotary positions), and the training's seconds (its `train_runtime`, which a rerun that trains
+nothing keeps). Everything is written to
 <workdir>/setting-arms.json.
 """
 
@@ -30,18 +33,20 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 from reference_model import snakemake  # noqa: E402  (the same call of the workflow, with its log and timing)
 
-TASK = "party"
-TARGETS = (f"results/finetune/{TASK}/metrics.json", "results/eval/metrics.json", "results/eval/probes.json")
+TASKS = ("party", "names")
+TARGETS = (
+    *(f"results/finetune/{task}/metrics.json" for task in TASKS),
+    "results/eval/metrics.json",
+    "results/eval/probes.json",
+)
 POSITIONS = "bert.embeddings.position_embeddings.weight"
 
 
-def run_arm(workdir: Path, key: str, value) -> float:
-    """Build the targets in `workdir` with the setting `key` (section.name) at `value`, on one core; the wall
-    seconds."""
+def run_arm(workdir: Path, settings: dict) -> float:
+    """Build the targets in `workdir` with `settings` over the default config, on one core; the wall seconds."""
     workdir.mkdir(parents=True, exist_ok=True)
     config = workdir / "arm.yaml"
-    section, name = key.split(".")
-    config.write_text(yaml.safe_dump({section: {name: value}}))
+    config.write_text(yaml.safe_dump(settings))
     logs = [workdir / f"snakemake-{n}.log" for n in range(len(TARGETS))]
     return sum(snakemake(workdir, config, target, log, 1) for target, log in zip(TARGETS, logs, strict=True))
 
@@ -56,13 +61,21 @@ def adjacent_cosine(model_dir: Path, positions: int = 128) -> float | None:
     return float((table[1:] * table[:-1]).sum(-1).mean())
 
 
+def task_scores(results: Path, task: str) -> dict:
+    """A fine-tuning task's main metric, pretrained and from random initialisation, and the pretraining gain."""
+    scored = json.loads((results / "finetune" / task / "metrics.json").read_text())
+    metric = scored["pretraining_gain"]["metric"]
+    models = {kind: scored["models"][kind]["summary"][metric] for kind in ("pretrained", "random")}
+    return {"metric": metric, **models, "gain": scored["pretraining_gain"]}
+
+
 def read_arm(workdir: Path, key: str, value, wall: float) -> dict:
     """What one arm's outputs say."""
     results = workdir / "results"
     held_out = json.loads((results / "eval" / "metrics.json").read_text())
     probes = json.loads((results / "eval" / "probes.json").read_text())
-    scored = json.loads((results / "finetune" / TASK / "metrics.json").read_text())
-    pretrain_s = float((workdir / "benchmarks" / "pretrain.tsv").read_text().splitlines()[1].split("\t")[0])
+    manifest = json.loads((results / "dataset" / "manifest.json").read_text())
+    pretrain_s = json.loads((results / "model" / "training_metrics.json").read_text())["train_runtime"]
     return {
         key: value,
         "model_type": json.loads((results / "model" / "config.json").read_text())["model_type"],
@@ -71,8 +84,8 @@ def read_arm(workdir: Path, key: str, value, wall: float) -> dict:
         "probe_hits_top5": sum(bool(probe["hit_top5"]) for probe in probes["probes"]),
         "probes_with_answers": probes["answered"],
         "distinct_top1": probes["distinct_top1"],
-        "macro_f1": {kind: scored["models"][kind]["summary"]["macro_f1"] for kind in ("pretrained", "random")},
-        "gain": scored["pretraining_gain"],
+        "tasks": {task: task_scores(results, task) for task in TASKS},
+        "train_blocks": manifest["split"]["train_blocks"],
         "adjacent_position_cosine": adjacent_cosine(results / "model"),
         "pretrain_s": pretrain_s,
         "wall_s": wall,
@@ -88,35 +101,54 @@ def cosine(value: float | None) -> str:
 
 
 def table(arms: list[dict], key: str) -> str:
+    tasks = [f"{task} {score['metric']} pretrained | random init | gain" for task, score in arms[0]["tasks"].items()]
     lines = [
-        f"| {key} | held-out loss | masked accuracy | probe hits (top 5) | distinct top-1 "
-        "| macro-F1 pretrained | macro-F1 random init | pretraining gain | adjacent-position cosine | pretrain s |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {key} | train blocks | held-out loss | masked accuracy | probe hits (top 5) | distinct top-1 "
+        f"| {' | '.join(tasks)} | adjacent-position cosine | pretrain s |",
+        "| ---: " * (8 + 3 * len(tasks)) + "|",
     ]
     for arm in arms:
+        scores = [
+            f"{spread(score['pretrained'])} | {spread(score['random'])} | {spread(score['gain'])}"
+            for score in arm["tasks"].values()
+        ]
         lines.append(
-            f"| {arm[key]} | {arm['mlm_loss']:.3f} | {arm['masked_token_accuracy']:.1%} "
+            f"| {arm[key]} | {arm['train_blocks']} | {arm['mlm_loss']:.3f} | {arm['masked_token_accuracy']:.1%} "
             f"| {arm['probe_hits_top5']} of {arm['probes_with_answers']} | {arm['distinct_top1']} "
-            f"| {spread(arm['macro_f1']['pretrained'])} | {spread(arm['macro_f1']['random'])} | {spread(arm['gain'])} "
-            f"| {cosine(arm['adjacent_position_cosine'])} | {arm['pretrain_s']:.0f} |"
+            f"| {' | '.join(scores)} | {cosine(arm['adjacent_position_cosine'])} | {arm['pretrain_s']:.0f} |"
         )
     return "\n".join(lines)
 
 
+def arms_asked(args: argparse.Namespace) -> tuple[str, dict]:
+    """The arms' labels and the settings each sets over the default config."""
+    if args.arm:
+        labels = dict(arm.split("=", 1) for arm in args.arm)
+        return "arm", {label: yaml.safe_load(Path(path).read_text()) for label, path in labels.items()}
+    if not (args.key and args.values):
+        raise SystemExit("give --key and --values, or --arm NAME=FILE for each arm")
+    section, name = args.key.split(".")
+    values = [yaml.safe_load(value) for value in args.values.split(",")]
+    return args.key, {value: {section: {name: value}} for value in values}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--key", required=True, help="the setting to vary, as section.name: model.architecture")
-    parser.add_argument("--values", required=True, help="its comma-separated values, each read as YAML")
+    parser.add_argument("--key", help="the setting to vary, as section.name: model.architecture")
+    parser.add_argument("--values", help="its comma-separated values, each read as YAML")
+    parser.add_argument("--arm", action="append", help="NAME=FILE: an arm of the config file FILE over the default")
     parser.add_argument("--workdir", type=Path, default=None, help="scratch directory (default: a new temporary one)")
     args = parser.parse_args()
-    values = [yaml.safe_load(value) for value in args.values.split(",")]
+    key, arms_settings = arms_asked(args)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench-setting-arms-"))
-    folders = [workdir / f"{args.key}-{value}" for value in values]
-    with ThreadPoolExecutor(len(values)) as pool:
-        walls = list(pool.map(run_arm, folders, [args.key] * len(values), values))
-    arms = [read_arm(folder, args.key, value, wall) for folder, value, wall in zip(folders, values, walls, strict=True)]
+    folders = [workdir / f"{key}-{label}" for label in arms_settings]
+    with ThreadPoolExecutor(len(folders)) as pool:
+        walls = list(pool.map(run_arm, folders, arms_settings.values()))
+    arms = [
+        read_arm(folder, key, label, wall) for folder, label, wall in zip(folders, arms_settings, walls, strict=True)
+    ]
     (workdir / "setting-arms.json").write_text(json.dumps(arms, indent=1) + "\n")
-    print(table(arms, args.key))
+    print(table(arms, key))
     print(f"\n(everything in {workdir / 'setting-arms.json'})")
 
 
