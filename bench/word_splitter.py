@@ -23,10 +23,10 @@ from tokenizers.pre_tokenizers import BertPreTokenizer
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from snakebert.data.filtering import GOPHER_PREFIX, QUALITY_RULES, prefix  # noqa: E402
-from snakebert.data.word_tokenizer import PunctuationSplitter  # noqa: E402
+from snakebert.data.word_tokenizer import EnglishSplitter  # noqa: E402
 
 
-class BertWords(PunctuationSplitter):
+class BertWords(EnglishSplitter):
     """The splitter the rules had before: every punctuation character a word of its own."""
 
     def __init__(self):
@@ -73,7 +73,7 @@ def main() -> None:
     differences = []
     for rule in QUALITY_RULES:
         spacy, spacy_s = verdicts(rule, "en", docs)
-        ours, ours_s = verdicts(rule, PunctuationSplitter(), docs)
+        ours, ours_s = verdicts(rule, EnglishSplitter(), docs)
         bert, bert_s = verdicts(rule, BertWords(), docs)
         agree = sum((name in spacy) == (name in ours) for name, _ in docs)
         agree_bert = sum((name in spacy) == (name in bert) for name, _ in docs)

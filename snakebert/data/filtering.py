@@ -13,7 +13,7 @@ keep (a document left with none is removed by it), but a kept document keeps all
   some 170,000 English words, past gopher_quality's 100,000 of `max_doc_words`, so a longer document is still
   removed as too long); C4's rule, which is fast, sees it whole.
 - Words and sentences: datatrove's English splitter needs spaCy, which the pipeline does not install; the rules
-  are given word_tokenizer.py's in its place.
+  are given word_tokenizer.py's in its place, which splits words as spaCy does.
 - Nothing of a document reaches a log: datatrove's logger is off while a shard is filtered.
 
 Each rule's counts are the documents it removed and their characters. Each rule keeps a sample of what it removed:
@@ -31,7 +31,7 @@ from ..files.arrow_streams import stream_batches, stream_writer
 from ..files.json_files import read_fields, write_json
 from .clean import text_hashes
 from .ingest import SCHEMA
-from .word_tokenizer import PunctuationSplitter
+from .word_tokenizer import EnglishSplitter
 
 LANGUAGE = "language"
 QUALITY_RULES = {"gopher_repetition": GopherRepetitionFilter, "gopher_quality": GopherQualityFilter,
@@ -43,7 +43,7 @@ PREFIXED = ("gopher_repetition", "gopher_quality")  # the rules that judge a doc
 SAMPLES = 10
 SAMPLE_CHARS = 1_000
 NO_LINES = "no_lines_kept"
-SPLITTER = PunctuationSplitter()  # one for every rule: datatrove caches a text's words by text and splitter
+SPLITTER = EnglishSplitter()  # one for every rule: datatrove caches a text's words by text and splitter
 
 
 def prefix(text: str, limit: int) -> str:

@@ -82,7 +82,7 @@ def _peel(piece: str) -> tuple[list[str], str, list[str]]:
     return front, piece, back[::-1]
 
 
-class PunctuationSplitter(WordTokenizer):
+class EnglishSplitter(WordTokenizer):
     """Words split as spaCy's English tokenizer splits them, sentences at terminal punctuation (see the module)."""
 
     def __init__(self):

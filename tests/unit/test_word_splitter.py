@@ -6,7 +6,7 @@ from datatrove.data import Document
 from datatrove.pipeline.filters import GopherQualityFilter
 from tokenizers.pre_tokenizers import BertPreTokenizer
 
-from snakebert.data.word_tokenizer import PunctuationSplitter
+from snakebert.data.word_tokenizer import EnglishSplitter
 
 SPACY_WORDS = {
     "Abraham Lincoln (February 12, 1809 – April 15, 1865) was the 16th President of the U.S. in 1861-1865.": [
@@ -42,7 +42,7 @@ ARTICLE = (
 
 @pytest.mark.parametrize("text", SPACY_WORDS)
 def test_words_are_spacys(text):
-    assert PunctuationSplitter().word_tokenize(text) == SPACY_WORDS[text]
+    assert EnglishSplitter().word_tokenize(text) == SPACY_WORDS[text]
 
 
 def test_a_numeric_article_keeps_gophers_alpha_rule_that_every_punctuation_word_would_fail():
@@ -50,5 +50,5 @@ def test_a_numeric_article_keeps_gophers_alpha_rule_that_every_punctuation_word_
     ours); splitting every punctuation character off, as the rules did before, counts 79% and removed it."""
     bert_words = [word for word, _ in BertPreTokenizer().pre_tokenize_str(ARTICLE)]
     assert sum(any(char.isalpha() for char in word) for word in bert_words) / len(bert_words) < 0.8
-    verdict = GopherQualityFilter(language=PunctuationSplitter()).filter(Document(text=ARTICLE, id="0"))
+    verdict = GopherQualityFilter(language=EnglishSplitter()).filter(Document(text=ARTICLE, id="0"))
     assert verdict is True
