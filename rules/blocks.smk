@@ -1,6 +1,6 @@
 rule tokenize_shard:
     input:
-        shard=TEXT_SHARD,
+        shard=text_shard,
         tokenizer="results/tokenizer",
         duplicates="results/dedup/duplicates.arrow",
     output:

@@ -55,9 +55,6 @@ def refused_as_workflow_error(function, *args):
 
 FILTERS = ("languages", "language_threshold", "quality")  # the clean settings of filter_shard
 FILTERING = bool(config["clean"]["languages"]) or any(rule["enabled"] for rule in config["clean"]["quality"].values())
-# The text shards the later jobs read, and their stats: ingest's, or with a filter on, filter_shard's
-TEXT_SHARD = "results/filtered/{source}/{shard}.arrow" if FILTERING else "results/raw/{source}/{shard}.arrow"
-TEXT_STATS = TEXT_SHARD.removesuffix(".arrow") + ".json"
 SOURCES = {source["name"]: source for source in config["sources"]}
 SHARDS = refused_as_workflow_error(plan_corpus, config["sources"])  # {source: {shard: input files}}, in corpus order
 TASKS = {task["name"]: task for task in config["finetune"]["tasks"]}
@@ -67,6 +64,23 @@ FINETUNE_MODELS = finetune_plan.models(config["finetune"], config["model"][INIT_
 def corpus_shards(pattern):
     """`pattern` filled in for every shard of the corpus, in corpus order."""
     return [pattern.format(source=source, shard=shard) for source, shards in SHARDS.items() for shard in shards]
+
+
+def text_file(source, shard, suffix):
+    """The text shard (`.arrow`) or its stats (`.json`) that the later jobs read: filter_shard's where a filter is on
+    and the source says `filter: true`, else ingest's (a source that opts out gets no filter job)."""
+    stage = "filtered" if FILTERING and SOURCES[source]["filter"] else "raw"
+    return f"results/{stage}/{source}/{shard}{suffix}"
+
+
+def text_shard(wildcards):
+    """The text shard a shard's jobs read (`text_file`)."""
+    return text_file(wildcards.source, wildcards.shard, ".arrow")
+
+
+def corpus_text_files(suffix):
+    """Every shard's `text_file`, in corpus order."""
+    return [text_file(source, shard, suffix) for source, shards in SHARDS.items() for shard in shards]
 
 
 def near_dedup_signatures(wildcards):
@@ -157,13 +171,8 @@ def ingest_clean_settings(wildcards):
 
 
 def filter_settings(wildcards):
-    """The language and quality filters' settings, in a settings file: changing them reruns the filters, not ingest.
-    A source with `filter: false` gets every filter off: its documents pass whole."""
-    settings = {key: config["clean"][key] for key in FILTERS}
-    if not SOURCES[wildcards.source]["filter"]:
-        quality = {rule: {**values, "enabled": False} for rule, values in settings["quality"].items()}
-        settings = {**settings, "languages": [], "quality": quality}
-    return settings_file(settings, SETTINGS_FILES)
+    """The language and quality filters' settings, in a settings file: changing them reruns the filters, not ingest."""
+    return settings_file({key: config["clean"][key] for key in FILTERS}, SETTINGS_FILES)
 
 
 def near_dedup_settings(wildcards):

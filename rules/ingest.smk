@@ -45,7 +45,7 @@ rule filter_shard:
 
 rule minhash_shard:
     input:
-        TEXT_SHARD,
+        text_shard,
     output:
         SIGNATURE_FILE,
     log:
@@ -64,7 +64,7 @@ rule minhash_shard:
 
 rule find_duplicates:
     input:
-        raw=corpus_shards(TEXT_SHARD),
+        raw=corpus_text_files(".arrow"),
         signatures=near_dedup_signatures,
     output:
         duplicates="results/dedup/duplicates.arrow",

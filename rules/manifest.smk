@@ -1,8 +1,8 @@
 rule build_manifest:
     input:
         tokenizer="results/tokenizer",
-        raw=corpus_shards(TEXT_SHARD),
-        raw_stats=corpus_shards(TEXT_STATS),
+        raw=corpus_text_files(".arrow"),
+        raw_stats=corpus_text_files(".json"),
         token_stats=corpus_shards("results/tokens/{source}/{shard}.json"),
         blocks=corpus_shards("results/blocks/{source}/{shard}.arrow"),
         block_stats=corpus_shards("results/blocks/{source}/{shard}.json"),

@@ -3,7 +3,7 @@ if config["model"]["init_from"]:
     rule keep_tokenizer:
         input:
             model_base_files(),
-            raw=corpus_shards(TEXT_SHARD) if ADD_TOKENS else [],
+            raw=corpus_text_files(".arrow") if ADD_TOKENS else [],
             duplicates="results/dedup/duplicates.arrow" if ADD_TOKENS else [],
         output:
             directory("results/tokenizer"),
@@ -25,8 +25,8 @@ else:
     rule train_tokenizer:
         input:
             tokenizer_base_files(),
-            raw=corpus_shards(TEXT_SHARD),
-            stats=corpus_shards(TEXT_STATS),
+            raw=corpus_text_files(".arrow"),
+            stats=corpus_text_files(".json"),
             duplicates="results/dedup/duplicates.arrow",
         output:
             directory("results/tokenizer"),

@@ -130,9 +130,11 @@ def shard_entry(raw: str, raw_stats: str, token_stats: str, blocks: str, block_s
 
 
 def summed(filtered: list[dict[str, dict[str, int]]]) -> dict[str, dict[str, int]]:
-    """The shards' counts of each filter rule ({rule: {"docs": n, "chars": n}}) added up, the rules in their order."""
+    """The shards' counts of each filter rule ({rule: {"docs": n, "chars": n}}) added up, the rules in their order; a
+    shard no filter read (its source says `filter: false`) has none."""
     rules = list(dict.fromkeys(rule for counts in filtered for rule in counts))
-    return {rule: {key: sum(counts[rule][key] for counts in filtered) for key in ("docs", "chars")} for rule in rules}
+    return {rule: {key: sum(counts[rule][key] for counts in filtered if rule in counts) for key in ("docs", "chars")}
+            for rule in rules}  # fmt: skip
 
 
 def check_readable(unknown: int, entries: list[dict], tokenizer_dir: str) -> None:

@@ -68,6 +68,7 @@ def test_the_filters_remove_what_they_should_and_a_filters_settings_rerun_no_ing
     copy_build(data_half, workdir)
     # each config written writes the corpus anew: all before the near copy and the German note are added
     on, stricter, rows = (two_source_config(workdir, clean=clean) for clean in (filters(), filters(6), filters(rows=7)))
+    opted_out = {**on, "sources": [on["sources"][0], {**on["sources"][1], "filter": False}]}  # the notes pass whole
     copy = f"Minutes of the meeting. {(workdir / 'corpus/texts/doc-00.txt').read_text()}"  # a text with a header
     notes = [{"text": doc.upper(), "id": index} for index, doc in enumerate(DOCS)]
     write_jsonl(workdir / "corpus/notes.jsonl", [*notes, {"text": copy, "id": 6}, {"text": GERMAN, "id": 7}])
@@ -97,6 +98,17 @@ def test_the_filters_remove_what_they_should_and_a_filters_settings_rerun_no_ing
     assert (shown["repeats"]["shard"], shown["repeats"]["row"]) == ("texts/shard-00000", 0)
     assert planned_jobs(workdir, stricter, MANIFEST) == {**signed, "filter_shard": 4}  # a threshold: no ingest
     assert planned_jobs(workdir, rows, MANIFEST) == signed  # near-dedup's: neither ingest nor the filters
+    # the notes opt out: their shard is ingest's (signed anew), with no filter job; the texts' filtered shards stay
+    assert planned_jobs(workdir, opted_out, MANIFEST) == {**after, "minhash_shard": 1}
+    snakemake(workdir, MANIFEST, config=opted_out)
+    totals = json.loads((workdir / "results/dataset/manifest.json").read_text())["totals"]
+    assert (totals["docs_read"], totals["docs"], totals["near_duplicates"], totals["languages_removed"]) == (
+        14,
+        11,
+        1,
+        {},
+    )
+    assert {rule: counts["docs"] for rule, counts in totals["filtered"].items()} == {"language": 0, "gopher_quality": 2}
 
 
 def test_settings_outside_the_data_rules_rerun_no_data_rule(data_half, workdir):
