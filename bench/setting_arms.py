@@ -8,14 +8,12 @@ own scratch directory, all at once, one core each, so every arm trains under the
     python bench/setting_arms.py --arm off=off.yaml --arm on=on.yaml
 
 Each arm is config/config.yaml with `<section>.<key>` set, or with the arm's file over it (a second --configfile),
-built to TARGETS. Reported per arm: the held-out MLM loss and masked accuracy (every validation block of 512 at 15%),
-the probe hits in the top 5 and the distinct top-1 answers, per fine-tuning task the main metric of the pretrained
-model and of random initialisation (median and min-max over 3 seeds), the pretraining gain (seed by seed: median and
-min-max), the
-cosine of adjacent learned position embeddings over the first 128 positions (how much order the model has
-learned; none for rotary positions), and the training's seconds (its `train_runtime`, which a rerun that trains
-nothing keeps). Everything is written to
-<workdir>/setting-arms.json.
+built to TARGETS. Reported per arm: the training blocks, the held-out MLM loss and masked accuracy (every validation
+block of 512 at 15%), the probe hits in the top 5 and the distinct top-1 answers, per fine-tuning task the main
+metric of the pretrained model and of random initialisation (median and min-max over 3 seeds) and the pretraining
+gain (seed by seed: median and min-max), the cosine of adjacent learned position embeddings over the first 128
+positions (how much order the model has learned; none for rotary positions), and the training's seconds (its
+`train_runtime`, which a rerun that trains nothing keeps). Everything is written to <workdir>/setting-arms.json.
 """
 
 import argparse

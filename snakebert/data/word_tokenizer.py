@@ -36,7 +36,7 @@ INFIX = re.compile(
     rf"|(?<={LETTER}),(?={LETTER})"
     rf"|(?<=[^\W_])[:<>=/](?={LETTER})"
     r"|(?<=[a-z])\.(?=[A-Z])"
-    r"|\.\.\.+|…)"
+    rf"|{ELLIPSIS.pattern})"
 )
 
 
