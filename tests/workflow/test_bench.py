@@ -132,7 +132,11 @@ def test_near_dedup_bench_reports_quality_throughput_memory_and_the_corpus(tmp_p
     assert all(value > 0 for value in report["throughput"]["ratios"].values())
     assert all(report["throughput"][name]["signed"] == 40 for name in ("ours", "datatrove", "datasketch"))
     memory = report["clustering_memory"]
-    assert memory["4000"]["removed"] == memory["4000"]["planted"] == 40 and memory["projected_100M_gb"] > 0
+    assert memory["4000"]["removed"] == memory["4000"]["planted"] == 40
+    if memory["marginal_bytes_per_document"] > 0:  # at 2,000 and 4,000 documents the peak RSS may not grow at all
+        assert memory["projected_100M_gb"] > memory["4000"]["peak_rss_mb"] * 2**20 / 1e9
+    else:
+        assert "projected_100M_gb" not in memory and memory["projected_100M"].startswith("not measured")
     corpus = report["corpus"]
     assert corpus["files"] == corpus["documents"] == corpus["signed"] == 4 and corpus["removed"]["near"] == 0
     assert 0 <= corpus["most_similar_pair"]["jaccard"] < 0.5  # four distinct speeches
