@@ -140,4 +140,7 @@ def test_near_dedup_bench_reports_quality_throughput_memory_and_the_corpus(tmp_p
     corpus = report["corpus"]
     assert corpus["files"] == corpus["documents"] == corpus["signed"] == 4 and corpus["removed"]["near"] == 0
     assert 0 <= corpus["most_similar_pair"]["jaccard"] < 0.5  # four distinct speeches
-    assert corpus["seconds"]["ingest"] > 0 and corpus["near-dedup added seconds"] > 0
+    seconds = corpus["seconds"]  # milliseconds each here: their difference may take either sign on a busy machine
+    assert all(value > 0 for value in seconds.values())
+    added = seconds["signatures"] + seconds["find_duplicates_near"] - seconds["find_duplicates_exact"]
+    assert corpus["near-dedup added seconds"] == pytest.approx(added)
