@@ -445,10 +445,10 @@ def memory_report(runs: dict[int, dict]) -> dict:
         slope = (runs[large]["peak_rss_mb"] - runs[small]["peak_rss_mb"]) * 2**20 / (large - small)
         seconds = (runs[large]["seconds"] - runs[small]["seconds"]) / (large - small)
         report["marginal_bytes_per_document"] = slope
-        if slope <= 0:  # sizes too small for the peak RSS to grow past the allocator's noise: nothing to project
-            report["projected_100M"] = "not measured: the larger run's peak RSS did not exceed the smaller's"
-            return report
-        report["projected_100M_gb"] = (runs[large]["peak_rss_mb"] * 2**20 + slope * (1e8 - large)) / 1e9
+        if slope > 0:
+            report["projected_100M_gb"] = (runs[large]["peak_rss_mb"] * 2**20 + slope * (1e8 - large)) / 1e9
+        else:  # sizes too small for the peak RSS to grow past the allocator's noise: no memory to project
+            report["projected_100M_gb_not_measured"] = "the larger run's peak RSS did not exceed the smaller's"
         report["projected_100M_seconds"] = runs[large]["seconds"] + seconds * (1e8 - large)
     return report
 

@@ -136,7 +136,9 @@ def test_near_dedup_bench_reports_quality_throughput_memory_and_the_corpus(tmp_p
     if memory["marginal_bytes_per_document"] > 0:  # at 2,000 and 4,000 documents the peak RSS may not grow at all
         assert memory["projected_100M_gb"] > memory["4000"]["peak_rss_mb"] * 2**20 / 1e9
     else:
-        assert "projected_100M_gb" not in memory and memory["projected_100M"].startswith("not measured")
+        assert "projected_100M_gb" not in memory and "peak RSS" in memory["projected_100M_gb_not_measured"]
+    per_document = (memory["4000"]["seconds"] - memory["2000"]["seconds"]) / 2000  # a difference of timings: any sign
+    assert memory["projected_100M_seconds"] == pytest.approx(memory["4000"]["seconds"] + per_document * (1e8 - 4000))
     corpus = report["corpus"]
     assert corpus["files"] == corpus["documents"] == corpus["signed"] == 4 and corpus["removed"]["near"] == 0
     assert 0 <= corpus["most_similar_pair"]["jaccard"] < 0.5  # four distinct speeches
